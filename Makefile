@@ -1,0 +1,23 @@
+# The README's two commands. Each one sets up .venv on first use (or when
+# requirements.txt changes), then does its job.
+#   make book   build the book into _build/html
+#   make test   run every test: the onlinelib unit tests and every chapter under nbval
+VENV ?= .venv
+PYTHON ?= python3
+
+.PHONY: book test clean
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+book: $(VENV)/.installed
+	$(VENV)/bin/jupyter-book build .
+
+test: $(VENV)/.installed
+	$(VENV)/bin/pytest
+
+clean:
+	rm -rf _build

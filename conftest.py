@@ -1,0 +1,45 @@
+"""Let pytest run the book's chapters under nbval.
+
+Chapters are MyST Markdown notebooks (``book/*.md`` whose front matter has a
+``jupytext:`` or ``kernelspec:`` key). nbval only collects ``.ipynb`` files, so
+this hook collects those ``.md`` files too and reads them through jupytext.
+Plain Markdown pages (the introduction, the errata, the bibliography) have no
+such header and are not collected.
+"""
+from types import SimpleNamespace
+from unittest import mock
+
+import jupytext
+import nbval.plugin
+
+_NOTEBOOK_KEYS = ("jupytext:", "kernelspec:")
+
+
+def _is_myst_notebook(path) -> bool:
+    """True if the file starts with YAML front matter holding a jupytext or kernelspec key."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.startswith("---"):
+        return False
+    end = text.find("\n---", 3)
+    return end != -1 and any(line.startswith(_NOTEBOOK_KEYS) for line in text[3:end].splitlines())
+
+
+class MystNotebookFile(nbval.plugin.IPyNbFile):
+    """nbval's collector, reading the notebook with jupytext instead of nbformat."""
+
+    def collect(self):
+        # IPyNbFile.collect calls nbformat.read(path, as_version=4); swap in
+        # jupytext's reader for that call only.
+        reader = SimpleNamespace(read=lambda fp, as_version=4: jupytext.read(fp, as_version=as_version))
+        with mock.patch.object(nbval.plugin, "nbformat", reader):
+            yield from super().collect()
+
+
+def pytest_collect_file(file_path, parent):
+    option = parent.config.option
+    if (option.nbval or option.nbval_lax) and file_path.suffix == ".md" and _is_myst_notebook(file_path):
+        return MystNotebookFile.from_parent(parent, path=file_path)
+    return None

@@ -1,0 +1,48 @@
+"""Shared figure styles and the figures that chapters and widgets both draw."""
+from __future__ import annotations
+
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = ["LEARNER_COLORS", "BOUND_STYLES", "plot_mistake_comparison"]
+
+LEARNER_COLORS = {
+    "Halving": "#1f77b4",
+    "SOA": "#2ca02c",
+    "Randomized Halving (keep)": "#ff7f0e",
+    "Randomized Halving (redraw)": "#d62728",
+}
+BOUND_STYLES = {
+    "floor(lg |C|)": dict(color="black", linestyle="--"),
+    "Ldim(C)": dict(color="#2ca02c", linestyle=":"),
+    "H_|C| - 1": dict(color="#ff7f0e", linestyle="-."),
+}
+
+
+def plot_mistake_comparison(result: dict[str, Any], ax: plt.Axes | None = None) -> plt.Axes:
+    """Bar chart of each learner's mistakes against the chapter-1 bounds.
+
+    ``result`` is the dictionary returned by ``onlinelib.widgets.compare_mistakes``.
+    Randomised learners show their mean with a 95% confidence interval.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 3.8))
+    names = list(result["mistakes"])
+    values = np.array([result["mistakes"][n] for n in names], dtype=float)
+    errors = np.array([1.96 * result["stderr"].get(n, 0.0) for n in names])
+    colors = [LEARNER_COLORS.get(n, "grey") for n in names]
+    positions = np.arange(len(names))
+    ax.bar(positions, values, yerr=errors, color=colors, capsize=4, alpha=0.85)
+    for pos, value in zip(positions, values):
+        ax.text(pos, value, f"{value:.2f}".rstrip("0").rstrip("."), ha="center", va="bottom", fontsize=9)
+    for label, value in result["bounds"].items():
+        ax.axhline(value, label=f"{label} = {value:.3g}", **BOUND_STYLES.get(label, {}))
+    ax.set_xticks(positions, [n.replace("Randomized Halving ", "Randomized Halving\n") for n in names], fontsize=9)
+    ax.set_ylabel("mistakes (mean for randomised learners)")
+    ax.set_title(f"{result['class']}, |C| = {result['size']}, {result['adversary']} adversary, {result['rounds']}")
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
+    top = max(values.max() + errors.max(), max(result["bounds"].values()))
+    ax.set_ylim(0, 1.25 * top + 0.5)
+    return ax

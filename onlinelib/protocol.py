@@ -1,0 +1,214 @@
+"""The online protocol: learners, the ``run`` loop and its ``Trace``.
+
+Every chapter of the book uses the same protocol. In round ``t`` the learner sees
+an instance ``x_t``, predicts a label in {-1, +1}, is told the true label ``y_t``
+and may update its state. A mistake is a round where the prediction differs from
+the label. ``run`` records the mistakes and, through ``observe=``, any quantity
+of the learner's state that a proof talks about (a potential function, the size
+of the version space, ...), so a chapter can assert every step of a proof on
+the same run.
+
+This module also holds the argument checks that every other module shares, so
+that bad input gets the same clear message everywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "Learner",
+    "Trace",
+    "run",
+    "check_labels",
+    "check_rng",
+    "check_stream",
+]
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """What ``run`` needs from a learner (book chapter 1, "The online protocol").
+
+    ``predict(x)`` returns -1 or +1 for one instance. ``update(x, y)`` is called
+    after every prediction with the true label ``y``; a learner that only learns
+    from mistakes compares ``y`` with its own prediction.
+    """
+
+    def predict(self, x: Any) -> int:  # pragma: no cover - protocol
+        ...
+
+    def update(self, x: Any, y: int) -> None:  # pragma: no cover - protocol
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """The record of one run of the online protocol.
+
+    Attributes
+    ----------
+    predictions : ndarray of int8, shape (T,)
+        The learner's prediction in each round, in {-1, +1}.
+    labels : ndarray of int8, shape (T,)
+        The true labels.
+    observed : dict of str to ndarray, each of shape (T + 1,)
+        ``observed[name][t]`` is the value of the observable ``name`` after
+        ``t`` rounds; index 0 is the value before the first round.
+    """
+
+    predictions: np.ndarray
+    labels: np.ndarray
+    observed: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def mistakes(self) -> np.ndarray:
+        """Boolean array, True in the rounds where the prediction was wrong."""
+        return self.predictions != self.labels
+
+    @property
+    def cumulative(self) -> np.ndarray:
+        """Number of mistakes made in rounds 1..t, for t = 1..T."""
+        return np.cumsum(self.mistakes)
+
+    @property
+    def mistakes_so_far(self) -> np.ndarray:
+        """Number of mistakes after t rounds, for t = 0..T (aligned with ``observed``)."""
+        return np.concatenate([[0], self.cumulative])
+
+    @property
+    def n_mistakes(self) -> int:
+        """Total number of mistakes."""
+        return int(np.count_nonzero(self.mistakes))
+
+    @property
+    def mistake_rounds(self) -> np.ndarray:
+        """The 1-based rounds in which a mistake was made."""
+        return np.flatnonzero(self.mistakes) + 1
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Trace):
+            return NotImplemented
+        return (
+            np.array_equal(self.predictions, other.predictions)
+            and np.array_equal(self.labels, other.labels)
+            and self.observed.keys() == other.observed.keys()
+            and all(np.array_equal(v, other.observed[k]) for k, v in self.observed.items())
+        )
+
+    def __repr__(self) -> str:
+        names = ", ".join(self.observed) or "none"
+        return f"Trace(rounds={len(self)}, mistakes={self.n_mistakes}, observed: {names})"
+
+
+def check_labels(y: Any, name: str = "y") -> np.ndarray:
+    """Return ``y`` as an int8 array after checking that every entry is -1 or +1.
+
+    Raises
+    ------
+    TypeError
+        If ``y`` is not numeric.
+    ValueError
+        If an entry is NaN or not in {-1, +1}; the message names ``name``.
+    """
+    arr = np.asarray(y)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(
+            f"{name} must hold the labels -1 and +1 as numbers, got dtype {arr.dtype}"
+        )
+    if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
+        raise ValueError(f"{name} must hold labels in {{-1, +1}}, got NaN")
+    bad = (arr != 1) & (arr != -1)
+    if bad.any():
+        first = arr[bad].flat[0]
+        hint = " (labels in {0, 1}? map them with 2*y - 1)" if first == 0 else ""
+        raise ValueError(f"{name} must hold labels in {{-1, +1}}, got {first!r}{hint}")
+    return arr.astype(np.int8)
+
+
+def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """Check that ``rng`` is a ``numpy.random.Generator`` (the book's only source of randomness)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator, e.g. numpy.random.default_rng(0); "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def check_stream(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Check a labelled stream: at least one round, one label per instance, labels ±1."""
+    X = np.asarray(X)
+    if X.ndim == 0:
+        raise ValueError(f"X must be a sequence of instances (one per round), got a scalar {X!r}")
+    y = check_labels(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional (one label per round), got shape {y.shape}")
+    if len(X) == 0:
+        raise ValueError("the stream is empty: X and y must hold at least one round")
+    if len(X) != len(y):
+        raise ValueError(f"X and y must have one entry per round, got {len(X)} instances and {len(y)} labels")
+    return X, y
+
+
+def run(
+    learner: Learner,
+    X: Any,
+    y: Any,
+    *,
+    observe: Mapping[str, Callable[[Any], float]] | None = None,
+) -> Trace:
+    """Run the online protocol of chapter 1 and record what happens.
+
+    Parameters
+    ----------
+    learner : Learner
+        Any object with ``predict(x)`` and ``update(x, y)``. It is updated in place.
+    X : array_like, shape (T, ...)
+        The instances, one per round.
+    y : array_like of int, shape (T,)
+        The true labels in {-1, +1}.
+    observe : mapping of str to callable, optional
+        Named functions of the learner, e.g. ``{"|V|": lambda L: L.size}``. Each
+        is evaluated before the first round and after every round.
+
+    Returns
+    -------
+    Trace
+        Predictions, labels and the recorded observables.
+
+    Raises
+    ------
+    TypeError
+        If ``learner`` lacks ``predict``/``update`` or an observable is not callable.
+    ValueError
+        If the stream is empty, the lengths differ, a label is not ±1, or the
+        learner predicts something other than ±1.
+    """
+    if not isinstance(learner, Learner):
+        raise TypeError(f"learner must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
+    X, y = check_stream(X, y)
+    observe = dict(observe or {})
+    for name, fn in observe.items():
+        if not callable(fn):
+            raise TypeError(f"observe[{name!r}] must be a callable taking the learner, got {type(fn).__name__}")
+
+    T = len(y)
+    predictions = np.empty(T, dtype=np.int8)
+    observed = {name: np.empty(T + 1, dtype=float) for name in observe}
+    for name, fn in observe.items():
+        observed[name][0] = fn(learner)
+    for t in range(T):
+        p = learner.predict(X[t])
+        if p != 1 and p != -1:
+            raise ValueError(f"{type(learner).__name__}.predict must return -1 or +1, returned {p!r} in round {t + 1}")
+        predictions[t] = p
+        learner.update(X[t], int(y[t]))
+        for name, fn in observe.items():
+            observed[name][t + 1] = fn(learner)
+    return Trace(predictions=predictions, labels=y, observed=observed)
