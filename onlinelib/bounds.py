@@ -49,7 +49,7 @@ def randomized_halving_bound(n_concepts: int) -> Fraction:
     (Chapter 1, Theorem "Randomized Halving"; it is at most ln r, so the lecture's
     "ln |C| + O(1)" needs no O(1).)
     """
-    return harmonic_number(n_concepts) - 1
+    return harmonic_number(_check_size(n_concepts, "n_concepts")) - 1
 
 
 def randomized_halving_recurrence(r_max: int) -> list[Fraction]:

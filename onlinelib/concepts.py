@@ -63,7 +63,7 @@ class ConceptClass:
             arr = arr.astype(bool)
         # Stored instance-major so that the column of one instance, the thing a
         # learner reads every round, is a contiguous row.
-        self.by_instance = np.ascontiguousarray(arr.T)
+        self.by_instance = arr.T.copy(order="C")  # a copy: the caller may change its array later
         self.by_instance.flags.writeable = False
         self.name = name or f"class of {arr.shape[0]} concepts"
         if instances is None:

@@ -125,7 +125,7 @@ def check_labels(y: Any, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} must hold labels in {{-1, +1}}, got NaN")
     bad = (arr != 1) & (arr != -1)
     if bad.any():
-        first = arr[bad].flat[0]
+        first = arr[bad].flat[0].item()
         hint = " (labels in {0, 1}? map them with 2*y - 1)" if first == 0 else ""
         raise ValueError(f"{name} must hold labels in {{-1, +1}}, got {first!r}{hint}")
     return arr.astype(np.int8)

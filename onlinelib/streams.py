@@ -50,7 +50,7 @@ def one_per_round_adversary(
     """A stream, labelled by ``target``, that eliminates exactly one concept per round.
 
     It runs until only the target (and any concept identical to it) is left, so it
-    has |C| - 1 rounds when all concepts are distinct. Against it Randomized
+    has |C| - 1 rounds when all concepts are distinct (and none for a one-concept class). Against it Randomized
     Halving makes exactly H_|C| - 1 mistakes in expectation, the worst case
     (chapter 1, Theorem "Randomized Halving").
 

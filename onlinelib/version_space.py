@@ -126,8 +126,8 @@ class _VersionSpaceLearner:
 
     @property
     def members(self) -> np.ndarray:
-        """Indices of the concepts in V_t, in increasing order."""
-        return self.space.members()
+        """Indices of the concepts in V_t, in increasing order (a copy: editing it leaves V alone)."""
+        return self.space.members().copy()
 
     version_space = members
 
@@ -200,7 +200,7 @@ class RandomizedHalving(_VersionSpaceLearner):
     def predict(self, x: Any) -> int:
         x = self.concept_class.check_instance(x)
         if self.held is None:
-            self.held = int(self.members[self.rng.integers(self.size)])
+            self.held = int(self.space.members()[self.rng.integers(self.size)])
             self.draws += 1
         return 1 if self.concept_class.by_instance[x, self.held] else -1
 
@@ -221,17 +221,17 @@ class SOA(_VersionSpaceLearner):
 
     def dimensions(self, x: Any) -> tuple[int, int]:
         """(Ldim(xi_0(V, x)), Ldim(xi_1(V, x))), with Ldim of the empty set = -1."""
-        members = self.members
+        members = self.space.members()
         positive = self.concept_class.by_instance[self.concept_class.check_instance(x), members]
         return _ldim(self.concept_class, members[~positive]), _ldim(self.concept_class, members[positive])
 
     def predict(self, x: Any) -> int:
-        return _soa_rule(self.concept_class, self.members, self.concept_class.check_instance(x))
+        return _soa_rule(self.concept_class, self.space.members(), self.concept_class.check_instance(x))
 
     @property
     def ldim(self) -> int:
         """Ldim(V_t), which SOA's analysis tracks."""
-        return _ldim(self.concept_class, self.members)
+        return _ldim(self.concept_class, self.space.members())
 
 
 def _majority(positives: int, size: int) -> int:

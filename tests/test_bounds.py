@@ -111,15 +111,7 @@ def test_property_opt_upper_bounds_chain(n_concepts, n_instances, data):
     [
         (halving_bound, "n_concepts"),
         (harmonic_number, "r"),
-        pytest.param(
-            randomized_halving_bound,
-            "n_concepts",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="BUG: randomized_halving_bound delegates to harmonic_number, so its error "
-                "message names 'r' instead of its own argument 'n_concepts'",
-            ),
-        ),
+        (randomized_halving_bound, "n_concepts"),
         (randomized_halving_recurrence, "r_max"),
     ],
 )

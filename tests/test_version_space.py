@@ -153,6 +153,38 @@ def test_version_space_views(kind):
     assert learner.size == 3 and not learner.contains(0)
 
 
+@pytest.mark.parametrize("kind", ["halving", "soa", "on_elimination"])
+def test_version_space_views_after_collapse(kind):
+    # thresholds(40) has 41 concepts; x = 38 labelled -1 leaves V = {39, 40}, a tiny fraction of C
+    learner = make_learner(kind, thresholds(40))
+    learner.update(38, -1)
+    np.testing.assert_array_equal(learner.version_space, [39, 40])
+    np.testing.assert_array_equal(np.flatnonzero(learner.alive), [39, 40])
+    assert learner.contains(40) and not learner.contains(0)
+    assert learner.size == 2
+    learner.update(39, -1)
+    np.testing.assert_array_equal(learner.version_space, [40])
+    assert learner.predict(0) == -1
+
+
+@pytest.mark.parametrize(
+    "n_points, x",
+    [
+        pytest.param(5, 2, id="large V"),
+        pytest.param(40, 38, id="small V"),
+    ],
+)
+def test_version_space_returns_a_copy(n_points, x):
+    # the returned index array must not be the learner's own state
+    h = Halving(thresholds(n_points))
+    h.update(x, -1)
+    before = h.version_space.copy()
+    vs = h.version_space
+    vs[:] = 0
+    np.testing.assert_array_equal(h.version_space, before)
+    assert not h.contains(0)
+
+
 def test_contains_rejects_bad_concept():
     h = Halving(thresholds(3))
     with pytest.raises(ValueError, match=r"concept must be a concept of thresholds on 3 points.*got 4"):
@@ -610,6 +642,55 @@ def test_property_randomized_halving_predicts_with_a_concept_of_V(case, redraw, 
         assert learner.held is not None and learner.alive[learner.held]
         assert p == (1 if cls.table[learner.held, x] else -1)
         learner.update(x, label)
+
+
+@PROPERTY
+@given(
+    class_target_stream(max_concepts=64, max_instances=8, max_length=30),
+    st.sampled_from(ALL_KINDS),
+    st.integers(0, 2**32 - 1),
+)
+def test_property_version_space_matches_brute_force(case, kind, seed):
+    # Classes of up to 64 concepts, so V shrinks to a small fraction of C (any internal
+    # sparse representation is exercised). After every round V must be exactly the set of
+    # rows that agree with every example so far.
+    cls, target, X, y = case
+    learner = make_learner(kind, cls, seed)
+    consistent = np.ones(cls.size, dtype=bool)
+    for x, label in zip(X.tolist(), y.tolist()):
+        p = learner.predict(x)
+        if kind == "halving":
+            pos = int(cls.table[consistent, x].sum())
+            assert p == (1 if 2 * pos >= consistent.sum() else -1)
+        learner.update(x, label)
+        consistent &= cls.table[:, x] == (label == 1)
+        np.testing.assert_array_equal(learner.version_space, np.flatnonzero(consistent))
+        np.testing.assert_array_equal(learner.alive, consistent)
+        assert learner.size == consistent.sum()
+        assert learner.contains(target)
+    assert learner.rounds == len(X)
+
+
+@PROPERTY
+@given(class_target_stream(max_concepts=64, max_instances=8))
+def test_property_halving_bound_large_classes(case):
+    cls, target, X, y = case
+    tr = run(Halving(cls), X, y, observe={"|V|": lambda L: L.size})
+    assert tr.n_mistakes <= floor_lg(cls.size)
+    assert np.all(tr.observed["|V|"].astype(np.int64) * 2 ** tr.mistakes_so_far <= cls.size)
+
+
+@PROPERTY
+@given(class_target_stream(max_concepts=64, max_instances=8))
+def test_property_expected_mistakes_matches_reference_large_classes(case):
+    cls, target, X, y = case
+    consistent = np.ones(cls.size, dtype=bool)
+    expected = Fraction(0)
+    for x, label in zip(X.tolist(), y.tolist()):
+        keep = consistent & (cls.table[:, x] == (label == 1))
+        expected += Fraction(int(consistent.sum() - keep.sum()), int(consistent.sum()))
+        consistent = keep
+    assert randomized_halving_expected_mistakes(cls, X, y) == expected
 
 
 @PROPERTY
