@@ -36,10 +36,10 @@ ADVERSARIES = ("random", "one per round", "adaptive")
 
 
 def compare_mistakes(
-    class_name: str = "thresholds",
-    size: int = 31,
-    adversary: str = "one per round",
-    rng: np.random.Generator | None = None,
+    class_name: str,
+    size: int,
+    adversary: str,
+    rng: np.random.Generator,
     n_trials: int = 2000,
     rounds: int = 200,
 ) -> dict[str, Any]:
@@ -65,7 +65,7 @@ def compare_mistakes(
     make, low, high, unit = CLASS_MAKERS[class_name]
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not low <= size <= high:
         raise ValueError(f"size must be an integer number of {unit} in [{low}, {high}] for {class_name}, got {size!r}")
-    rng = check_rng(rng if rng is not None else np.random.default_rng(0))
+    rng = check_rng(rng)
     cls = make(int(size))
     target = int(rng.integers(cls.size))
     bounds = {

@@ -23,18 +23,10 @@ from onlinelib import (
     thresholds,
 )
 
+from examples import EIGHT
+
 PROPERTY = settings(max_examples=80, deadline=None, database=None)
 
-EIGHT = [
-    [0, 1, 0, 1, 1],
-    [1, 0, 0, 0, 1],
-    [1, 0, 0, 1, 1],
-    [1, 0, 1, 1, 0],
-    [1, 0, 1, 1, 1],
-    [1, 1, 0, 0, 0],
-    [1, 1, 0, 1, 0],
-    [1, 1, 1, 1, 0],
-]
 
 CLASSES = [
     thresholds(1),

@@ -26,20 +26,11 @@ from onlinelib import (
     worst_case_mistakes,
 )
 
+from examples import EIGHT
+
 VARIANTS = ("on_elimination", "every_round")
 PROPERTY = settings(max_examples=100, deadline=None, database=None)
 
-# Littlestone dimension 2 but Halving's worst case is 3 (so Halving is not optimal).
-EIGHT = [
-    [0, 1, 0, 1, 1],
-    [1, 0, 0, 0, 1],
-    [1, 0, 0, 1, 1],
-    [1, 0, 1, 1, 0],
-    [1, 0, 1, 1, 1],
-    [1, 1, 0, 0, 0],
-    [1, 1, 0, 1, 0],
-    [1, 1, 1, 1, 0],
-]
 
 # On instance 0, the +1 side (5 concepts: singletons on x1..x4 plus empty, Ldim 1) is larger,
 # but the -1 side (all 4 concepts on x1, x2, Ldim 2) has the larger Ldim: Halving says +1, SOA -1.
