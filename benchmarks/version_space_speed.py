@@ -102,7 +102,7 @@ def main() -> None:
         ("monotone disjunctions, n = 8 (256)", lambda: ol.monotone_disjunctions(8)),
         ("all concepts on 10 points (1024)", lambda: ol.all_concepts(10)),
     ]:
-        t = timed(lambda: ol.littlestone_dimension(make()), repeat=3)
+        t = timed(lambda make=make: ol.littlestone_dimension(make()), repeat=3)
         print(f"  {label:40s} Ldim = {ol.littlestone_dimension(make()):2d}  {t * 1e3:8.2f} ms")
     small = ol.thresholds(9)
     t_fast = timed(lambda: ol.littlestone_dimension(ol.thresholds(9)), repeat=3)

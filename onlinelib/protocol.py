@@ -23,6 +23,7 @@ __all__ = [
     "Trace",
     "run",
     "check_labels",
+    "check_prediction",
     "check_rng",
     "check_stream",
 ]
@@ -141,6 +142,15 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     return rng
 
 
+def check_prediction(prediction: Any, learner: Any, round_number: int) -> int:
+    """Return a learner's prediction as an int after checking that it is -1 or +1."""
+    if prediction != 1 and prediction != -1:
+        raise ValueError(
+            f"{type(learner).__name__}.predict must return -1 or +1, returned {prediction!r} in round {round_number}"
+        )
+    return int(prediction)
+
+
 def check_stream(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """Check a labelled stream: at least one round, one label per instance, labels ±1."""
     X = np.asarray(X)
@@ -204,10 +214,7 @@ def run(
     for name, fn in observe.items():
         observed[name][0] = fn(learner)
     for t in range(T):
-        p = learner.predict(X[t])
-        if p != 1 and p != -1:
-            raise ValueError(f"{type(learner).__name__}.predict must return -1 or +1, returned {p!r} in round {t + 1}")
-        predictions[t] = p
+        predictions[t] = check_prediction(learner.predict(X[t]), learner, t + 1)
         learner.update(X[t], int(y[t]))
         for name, fn in observe.items():
             observed[name][t + 1] = fn(learner)

@@ -9,13 +9,13 @@
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import Learner, Trace, check_rng
-from .version_space import _check_class, littlestone_dimension
+from .protocol import Learner, Trace, check_prediction, check_rng
+from .version_space import _check_class, _ldim, _split_dimensions, _VersionSpace
 
 __all__ = [
     "random_stream",
@@ -121,33 +121,28 @@ def adaptive_adversary(learner: Learner, concept_class: ConceptClass) -> Adaptiv
     cls = _check_class(concept_class)
     if not isinstance(learner, Learner):
         raise TypeError(f"learner must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
-    alive = np.ones(cls.size, dtype=bool)
+    space = _VersionSpace(cls)
     X: list[int] = []
     predictions: list[int] = []
     labels: list[int] = []
-    while (d := littlestone_dimension(cls, alive)) > 0:
-        sub = cls.by_instance[:, alive]
-        ones = np.count_nonzero(sub, axis=1)
-        balance = np.minimum(ones, sub.shape[1] - ones)
+    while (d := _ldim(cls, members := space.members())) > 0:
+        ones = np.count_nonzero(cls.by_instance[:, members], axis=1)
+        balance = np.minimum(ones, len(members) - ones)
         best_x, best_value = -1, -2
         for x in np.argsort(-balance, kind="stable").tolist():
             if balance[x] == 0:
                 break
-            col = cls.by_instance[x]
-            value = min(littlestone_dimension(cls, alive & col), littlestone_dimension(cls, alive & ~col))
+            value = min(_split_dimensions(cls, members, x))
             if value > best_value:
                 best_x, best_value = x, value
                 if value == d - 1:
                     break
-        p = learner.predict(best_x)
-        if p != 1 and p != -1:
-            raise ValueError(f"{type(learner).__name__}.predict must return -1 or +1, returned {p!r}")
-        y = -int(p)
-        learner.update(best_x, y)
-        alive &= cls.by_instance[best_x] == (y == 1)
+        p = check_prediction(learner.predict(best_x), learner, len(X) + 1)
+        learner.update(best_x, -p)
+        space.restrict(best_x, -p, len(X) + 1)
         X.append(best_x)
-        predictions.append(int(p))
-        labels.append(y)
-    target = int(np.flatnonzero(alive)[0])
+        predictions.append(p)
+        labels.append(-p)
+    target = int(space.members()[0])
     trace = Trace(predictions=np.asarray(predictions, dtype=np.int8), labels=np.asarray(labels, dtype=np.int8))
     return AdaptiveRun(np.asarray(X, dtype=np.int64), trace.labels, target, trace)

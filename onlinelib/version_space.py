@@ -221,9 +221,7 @@ class SOA(_VersionSpaceLearner):
 
     def dimensions(self, x: Any) -> tuple[int, int]:
         """(Ldim(xi_0(V, x)), Ldim(xi_1(V, x))), with Ldim of the empty set = -1."""
-        members = self.space.members()
-        positive = self.concept_class.by_instance[self.concept_class.check_instance(x), members]
-        return _ldim(self.concept_class, members[~positive]), _ldim(self.concept_class, members[positive])
+        return _split_dimensions(self.concept_class, self.space.members(), self.concept_class.check_instance(x))
 
     def predict(self, x: Any) -> int:
         return _soa_rule(self.concept_class, self.space.members(), self.concept_class.check_instance(x))
@@ -244,10 +242,16 @@ def _halving_rule(cls: ConceptClass, members: np.ndarray, x: int) -> int:
     return _majority(int(np.count_nonzero(cls.by_instance[x, members])), len(members))
 
 
+def _split_dimensions(cls: ConceptClass, members: np.ndarray, x: int) -> tuple[int, int]:
+    """(Ldim(V^-(x)), Ldim(V^+(x))) for V given as indices."""
+    positive = cls.by_instance[x, members]
+    return _ldim(cls, members[~positive]), _ldim(cls, members[positive])
+
+
 def _soa_rule(cls: ConceptClass, members: np.ndarray, x: int) -> int:
     """SOA's prediction: the side of V with the larger Ldim, +1 on a tie."""
-    positive = cls.by_instance[x, members]
-    return 1 if _ldim(cls, members[positive]) >= _ldim(cls, members[~positive]) else -1
+    l0, l1 = _split_dimensions(cls, members, x)
+    return 1 if l1 >= l0 else -1
 
 
 _RULES = {"halving": _halving_rule, "soa": _soa_rule}

@@ -116,7 +116,7 @@ def test_compare_errors(kwargs, exc, match):
 
 def test_class_makers_and_adversaries_consistent():
     assert ADVERSARIES == ("random", "one per round", "adaptive")
-    for name, (make, low, high, unit) in CLASS_MAKERS.items():
+    for make, low, _high, unit in CLASS_MAKERS.values():
         assert low == 1 and unit in ("points", "variables")
         assert make(low).size >= 2
 
@@ -163,3 +163,20 @@ def test_mistake_explorer_builds_and_limits_size():
     class_box, size_box = panel.children[0], panel.children[1]
     class_box.value = "all concepts"
     assert (size_box.min, size_box.max, size_box.value, size_box.description) == (1, 7, 7, "points")
+
+
+@pytest.mark.parametrize("class_name", list(CLASS_MAKERS))
+@pytest.mark.parametrize("adversary", ADVERSARIES)
+def test_mistake_explorer_draws_every_setting(class_name, adversary):
+    # ipywidgets swallows exceptions raised while redrawing, so call the drawing function itself.
+    pytest.importorskip("ipywidgets")
+    import matplotlib.pyplot as plt
+
+    from onlinelib.widgets import mistake_explorer
+
+    panel = mistake_explorer()
+    plt.close("all")
+    size = CLASS_MAKERS[class_name][2]  # the largest size the slider allows
+    panel.f(class_name=class_name, size=size, adversary=adversary, seed=1)
+    assert plt.get_fignums(), "the explorer drew no figure"
+    plt.close("all")
