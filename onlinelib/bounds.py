@@ -2,7 +2,9 @@
 
 Chapter 1: the trivial bounds on Opt(C), Halving's floor(lg |C|), Randomized
 Halving's H_r - 1 (both in closed form and as the solution of the lecture's
-recurrence), and the Littlestone dimension.
+recurrence), and the Littlestone dimension. Chapters 2-4: Novikoff's bound for
+the Perceptron, Winnow1's, Littlestone's Winnow(alpha, theta) bound, the notes'
+alpha = 2 bound, and the Elimination bound.
 """
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ __all__ = [
     "randomized_halving_recurrence",
     "littlestone_bound",
     "opt_upper_bounds",
+    "perceptron_bound",
+    "winnow1_bound",
+    "winnow2_bound",
+    "notes_winnow_bound",
+    "elimination_bound",
 ]
 
 
@@ -88,3 +95,84 @@ def opt_upper_bounds(concept_class: ConceptClass) -> dict[str, int]:
         "floor(lg |C|)": halving_bound(cls.size),
         "Ldim(C)": littlestone_bound(cls),
     }
+
+
+# -- linear-threshold learners (chapters 2-4) -------------------------------------------
+
+
+def _check_real(value: Any, name: str, low: float = 0.0) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number > {low}, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value <= low:
+        raise ValueError(f"{name} must be a finite real number > {low}, got {value!r}")
+    return value
+
+
+def _check_count(value: Any, name: str, low: int = 1) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value}")
+    return int(value)
+
+
+def perceptron_bound(radius: float, margin: float, u_norm: float = 1.0) -> float:
+    """Novikoff's bound ||u||^2 R^2 / xi^2 on the Perceptron's updates (chapter 3, Theorem "Novikoff").
+
+    With a unit separator (``u_norm=1``) and margin gamma this is R^2 / gamma^2.
+    ``margin`` is xi = min_t y_t <u, x_t>, measured for the given u.
+    """
+    radius = _check_real(radius, "radius")
+    margin = _check_real(margin, "margin")
+    u_norm = _check_real(u_norm, "u_norm")
+    return (u_norm * radius / margin) ** 2
+
+
+def winnow1_bound(n_features: int, n_relevant: int, theta: float | None = None) -> float:
+    """n/theta + 2k(lg theta + 1): Winnow1's mistake bound (chapter 2; Rivest's lecture, Lemmas 1-3).
+
+    Default theta = n/2, where it equals 2 + 2k lg n.
+    """
+    n = _check_count(n_features, "n_features")
+    k = _check_count(n_relevant, "n_relevant", low=0)
+    theta = n / 2 if theta is None else _check_real(theta, "theta")
+    return n / theta + 2 * k * (np.log2(theta) + 1)
+
+
+def winnow2_bound(n_features: int, n_relevant: int, alpha: float, theta: float) -> float:
+    """Littlestone's bound for Winnow(alpha, theta) on a k-literal monotone disjunction (chapter 4).
+
+    (alpha / (alpha - 1)) * N / theta + k (alpha + 1)(1 + log_alpha theta), valid for
+    every alpha > 1 and theta >= 1 (Khardon, Roth and Servedio, Theorem 2).
+    """
+    n = _check_count(n_features, "n_features")
+    k = _check_count(n_relevant, "n_relevant", low=0)
+    alpha = _check_real(alpha, "alpha", low=1.0)
+    theta = _check_real(theta, "theta")
+    if theta < 1:
+        raise ValueError(f"theta must be at least 1 for the bound (log_alpha theta >= 0), got {theta}")
+    return alpha / (alpha - 1) * n / theta + k * (alpha + 1) * (1 + np.log(theta) / np.log(alpha))
+
+
+def notes_winnow_bound(n_features: int, n_relevant: int) -> float:
+    """2 + 3k(log2 N + 1): the Kitani notes' Winnow bound (their Eq. 42), proved for alpha = 2 only.
+
+    Chapter 4 shows by an adversary search that it fails for alpha < 2 with theta = N.
+    """
+    n = _check_count(n_features, "n_features")
+    k = _check_count(n_relevant, "n_relevant", low=0)
+    return 2 + 3 * k * (np.log2(n) + 1)
+
+
+def elimination_bound(n_features: int, n_literals: int, monotone: bool = False) -> int:
+    """n + 1 - k (n - k if monotone): the Elimination learner's mistake bound (chapter 2).
+
+    The first mistake removes n of the 2n literals (one of each pair x_i, not x_i)
+    and every later one removes at least one literal outside the k of the target.
+    """
+    n = _check_count(n_features, "n_features")
+    k = _check_count(n_literals, "n_literals", low=0)
+    if k > n:
+        raise ValueError(f"n_literals must be at most n_features ({n}), got {k}")
+    return n - k if monotone else n + 1 - k

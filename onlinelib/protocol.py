@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "Learner",
     "Trace",
     "run",
+    "check_label",
     "check_labels",
     "check_prediction",
     "check_rng",
@@ -132,6 +134,13 @@ def check_labels(y: Any, name: str = "y") -> np.ndarray:
     return arr.astype(np.int8)
 
 
+def check_label(y: Any, name: str = "y") -> int:
+    """Return one label as an int after checking that it is -1 or +1 (fast for plain ints)."""
+    if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) and (y == 1 or y == -1):
+        return int(y)
+    return int(check_labels(np.asarray([y]), name=name)[0])
+
+
 def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     """Check that ``rng`` is a ``numpy.random.Generator`` (the book's only source of randomness)."""
     if not isinstance(rng, np.random.Generator):
@@ -151,19 +160,28 @@ def check_prediction(prediction: Any, learner: Any, round_number: int) -> int:
     return int(prediction)
 
 
-def check_stream(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Check a labelled stream: at least one round, one label per instance, labels ±1."""
-    X = np.asarray(X)
-    if X.ndim == 0:
-        raise ValueError(f"X must be a sequence of instances (one per round), got a scalar {X!r}")
+def check_stream(X: Any, y: Any) -> tuple[Any, np.ndarray]:
+    """Check a labelled stream: at least one round, one label per instance, labels ±1.
+
+    ``X`` may be an array (converted with ``np.asarray``) or a scipy sparse matrix
+    (kept as it is); its first axis indexes the rounds.
+    """
+    if not sp.issparse(X):
+        X = np.asarray(X)
+        if X.ndim == 0:
+            raise ValueError(f"X must be a sequence of instances (one per round), got a scalar {X!r}")
     y = check_labels(y)
     if y.ndim != 1:
         raise ValueError(f"y must be one-dimensional (one label per round), got shape {y.shape}")
-    if len(X) == 0:
+    n_rows = X.shape[0]
+    if n_rows == 0:
         raise ValueError("the stream is empty: X and y must hold at least one round")
-    if len(X) != len(y):
-        raise ValueError(f"X and y must have one entry per round, got {len(X)} instances and {len(y)} labels")
+    if n_rows != len(y):
+        raise ValueError(f"X and y must have one entry per round, got {n_rows} instances and {len(y)} labels")
     return X, y
+
+
+METHODS = ("auto", "loop", "blocks")
 
 
 def run(
@@ -172,6 +190,7 @@ def run(
     y: Any,
     *,
     observe: Mapping[str, Callable[[Any], float]] | None = None,
+    method: str = "auto",
 ) -> Trace:
     """Run the online protocol of chapter 1 and record what happens.
 
@@ -179,13 +198,28 @@ def run(
     ----------
     learner : Learner
         Any object with ``predict(x)`` and ``update(x, y)``. It is updated in place.
-    X : array_like, shape (T, ...)
+        If it has ``prepare(X)``, the stream is first passed through it (e.g. to
+        turn sparse index lists into a CSR matrix).
+    X : array_like or sparse matrix, shape (T, ...)
         The instances, one per round.
     y : array_like of int, shape (T,)
         The true labels in {-1, +1}.
     observe : mapping of str to callable, optional
         Named functions of the learner, e.g. ``{"|V|": lambda L: L.size}``. Each
         is evaluated before the first round and after every round.
+    method : {"auto", "loop", "blocks"}
+        ``"loop"`` plays one example at a time. ``"blocks"`` is the fast exact
+        engine for conservative, mistake-driven learners: those with a method
+        ``scan(X, y, start) -> (j, prediction)`` that finds the first round
+        j >= start on which ``update`` would change the state, where every mistake
+        changes the state (so rounds start..j-1 are predicted correctly), and
+        ``skip(n)``, which stands for n rounds that change nothing. It jumps from
+        one state change to the next and applies ``update`` there. The trace
+        equals the loop's. With the engine, observables are evaluated only after
+        state changes and carried forward in between, so they must be functions
+        of the state that ``update`` changes (weights, update counters), not of
+        the round number. ``"auto"`` uses the engine when the learner supports it
+        and nothing is observed, and the loop otherwise.
 
     Returns
     -------
@@ -197,17 +231,30 @@ def run(
     TypeError
         If ``learner`` lacks ``predict``/``update`` or an observable is not callable.
     ValueError
-        If the stream is empty, the lengths differ, a label is not ±1, or the
-        learner predicts something other than ±1.
+        If the stream is empty, the lengths differ, a label is not ±1, the
+        learner predicts something other than ±1, or ``method`` is unknown.
     """
     if not isinstance(learner, Learner):
         raise TypeError(f"learner must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    has_scan = callable(getattr(learner, "scan", None))
+    if method == "blocks" and not has_scan:
+        raise ValueError(f"method='blocks' needs a conservative learner with a scan method; {type(learner).__name__} has none")
+    prepare = getattr(learner, "prepare", None)
+    if callable(prepare):
+        X = prepare(X)
     X, y = check_stream(X, y)
     observe = dict(observe or {})
     for name, fn in observe.items():
         if not callable(fn):
             raise TypeError(f"observe[{name!r}] must be a callable taking the learner, got {type(fn).__name__}")
+    if method == "blocks" or (method == "auto" and has_scan and not observe):
+        return _run_blocks(learner, X, y, observe)
+    return _run_loop(learner, X, y, observe)
 
+
+def _run_loop(learner: Any, X: Any, y: np.ndarray, observe: dict) -> Trace:
     T = len(y)
     predictions = np.empty(T, dtype=np.int8)
     observed = {name: np.empty(T + 1, dtype=float) for name in observe}
@@ -218,4 +265,28 @@ def run(
         learner.update(X[t], int(y[t]))
         for name, fn in observe.items():
             observed[name][t + 1] = fn(learner)
+    return Trace(predictions=predictions, labels=y, observed=observed)
+
+
+def _run_blocks(learner: Any, X: Any, y: np.ndarray, observe: dict) -> Trace:
+    T = len(y)
+    predictions = y.copy()  # the rounds scan passes over are predicted correctly
+    observed = {name: np.empty(T + 1, dtype=float) for name in observe}
+    values = {name: fn(learner) for name, fn in observe.items()}
+    for name in observe:
+        observed[name][0] = values[name]
+    t = 0  # rounds 0..t-1 are done, and observed[.][: t + 1] is written
+    while t < T:
+        j, prediction = learner.scan(X, y, t)
+        learner.skip(j - t)
+        if j == T:
+            break
+        predictions[j] = prediction
+        learner.update(X[j] if not sp.issparse(X) else X[j : j + 1], int(y[j]))
+        for name, fn in observe.items():
+            observed[name][t + 1 : j + 1] = values[name]
+            values[name] = observed[name][j + 1] = fn(learner)
+        t = j + 1
+    for name in observe:
+        observed[name][t + 1 :] = values[name]
     return Trace(predictions=predictions, labels=y, observed=observed)

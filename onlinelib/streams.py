@@ -146,3 +146,163 @@ def adaptive_adversary(learner: Learner, concept_class: ConceptClass) -> Adaptiv
     target = int(space.members()[0])
     trace = Trace(predictions=np.asarray(predictions, dtype=np.int8), labels=np.asarray(labels, dtype=np.int8))
     return AdaptiveRun(np.asarray(X, dtype=np.int64), trace.labels, target, trace)
+
+
+# -- linear-threshold streams (chapters 2-4) -----------------------------------------
+
+
+def _check_count(value, name: str, low: int = 1) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_real(value, name: str, low: float = 0.0) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number > {low}, got {value!r}")
+    if not np.isfinite(value) or value <= low:
+        raise ValueError(f"{name} must be a finite real number > {low}, got {value!r}")
+    return float(value)
+
+
+def separable_stream(
+    n_features: int, length: int, margin: float, rng: np.random.Generator, radius: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A linearly separable stream with margin at least ``margin`` and radius ``radius`` (chapter 3).
+
+    Draws a unit target w* uniformly on the sphere, then points uniformly in the
+    ball of the given radius, keeping those with |<w*, x>| >= margin (rejection
+    sampling, vectorised), and labels them sign(<w*, x>). So every example has
+    ||x|| <= R and y <w*, x> >= gamma, the hypotheses of Novikoff's theorem.
+
+    Returns
+    -------
+    X : ndarray, shape (length, n_features)
+    y : ndarray of int8, shape (length,)
+    w_star : ndarray, shape (n_features,), unit norm
+    """
+    d = _check_count(n_features, "n_features")
+    length = _check_count(length, "length")
+    radius = _check_real(radius, "radius")
+    margin = _check_real(margin, "margin")
+    if margin >= radius:
+        raise ValueError(f"margin must be smaller than radius ({radius}), got {margin}")
+    rng = check_rng(rng)
+    w_star = rng.standard_normal(d)
+    w_star /= np.linalg.norm(w_star)
+    kept: list[np.ndarray] = []
+    n_kept = 0
+    while n_kept < length:
+        batch = max(1024, 2 * (length - n_kept))
+        directions = rng.standard_normal((batch, d))
+        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+        points = directions * (radius * rng.random(batch) ** (1.0 / d))[:, None]
+        points = points[np.abs(points @ w_star) >= margin]
+        kept.append(points)
+        n_kept += len(points)
+    X = np.concatenate(kept)[:length]
+    y = np.where(X @ w_star > 0, 1, -1).astype(np.int8)
+    return X, y, w_star
+
+
+def perceptron_lower_bound_stream(margin: float, radius: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sequence on which the Perceptron meets Novikoff's bound exactly (chapter 3).
+
+    In d = floor(R^2 / gamma^2) dimensions, present R e_1, ..., R e_d, each with
+    label -1. The unit vector w* = -(1, ..., 1)/sqrt(d) separates them with margin
+    R/sqrt(d) >= gamma. Every score is 0 when its example arrives (w_i is still 0),
+    the Perceptron predicts +1 and errs: d mistakes, which is R^2/gamma^2 when
+    that ratio is a perfect square... of an integer d, i.e. d = R^2/gamma^2.
+
+    Returns X (d, d), y (d,), w_star (d,).
+    """
+    radius = _check_real(radius, "radius")
+    margin = _check_real(margin, "margin")
+    if margin > radius:
+        raise ValueError(f"margin must be at most radius ({radius}), got {margin}")
+    d = int(np.floor((radius / margin) ** 2 * (1 + 1e-12)))  # 1e-12: (R/gamma)^2 = 4 may round to 3.9999...
+    X = radius * np.eye(d)
+    y = -np.ones(d, dtype=np.int8)
+    return X, y, -np.ones(d) / np.sqrt(d)
+
+
+def disjunction_stream(
+    n_features: int,
+    n_relevant: int,
+    length: int,
+    rng: np.random.Generator,
+    *,
+    density: float | None = None,
+    active: int | None = None,
+    sparse: bool = False,
+):
+    """Boolean examples labelled by a monotone disjunction of ``n_relevant`` of ``n_features`` variables.
+
+    Chapters 2 and 4. Each example is either i.i.d. bits with P(x_i = 1) =
+    ``density`` (default chosen so that about half the examples are positive:
+    1 - 2^(-1/k)), or, with ``active=a``, exactly a ones at uniformly random
+    positions. With ``sparse=True`` the examples are returned as a CSR matrix,
+    which is how ``Winnow2`` takes 10^4 features with 20 active bits.
+
+    Returns
+    -------
+    X : ndarray of uint8 (length, n_features), or scipy.sparse.csr_matrix
+    y : ndarray of int8 (length,)
+    relevant : ndarray of int, the k relevant variables (sorted)
+    """
+    import scipy.sparse as sp
+
+    n = _check_count(n_features, "n_features")
+    k = _check_count(n_relevant, "n_relevant")
+    if k > n:
+        raise ValueError(f"n_relevant must be at most n_features ({n}), got {k}")
+    length = _check_count(length, "length")
+    rng = check_rng(rng)
+    relevant = np.sort(rng.choice(n, size=k, replace=False))
+    if active is not None:
+        a = _check_count(active, "active")
+        if a > n:
+            raise ValueError(f"active must be at most n_features ({n}), got {a}")
+        if density is not None:
+            raise ValueError("give at most one of density and active")
+        # a distinct random positions per row: the first a columns of a random permutation key
+        keys = rng.random((length, n)) if n <= 4096 else None
+        if keys is not None:
+            cols = np.sort(np.argpartition(keys, a - 1, axis=1)[:, :a], axis=1)
+        else:
+            cols = np.sort(np.array([rng.choice(n, size=a, replace=False) for _ in range(length)]), axis=1)
+        indptr = np.arange(0, a * length + 1, a)
+        X = sp.csr_matrix((np.ones(a * length, dtype=np.float64), cols.ravel(), indptr), shape=(length, n))
+    else:
+        p = 1 - 2 ** (-1 / k) if density is None else float(density)
+        if not 0 < p < 1:
+            raise ValueError(f"density must be in (0, 1), got {density!r}")
+        dense = (rng.random((length, n)) < p).astype(np.uint8)
+        X = sp.csr_matrix(dense, dtype=np.float64) if sparse else dense
+    positive = np.asarray((X[:, relevant] if sp.issparse(X) else X[:, relevant]).sum(axis=1)).ravel() > 0
+    y = np.where(positive, 1, -1).astype(np.int8)
+    if active is not None and not sparse:
+        X = X.toarray().astype(np.uint8)
+    return X, y, relevant
+
+
+def winnow1_promotion_adversary(n_features: int, n_relevant: int, theta: float | None = None):
+    """The stream that makes Winnow1 promote exactly k (lg theta + 1) times (chapter 2, Lemma 3).
+
+    Relevant variables are 0..k-1. For each in turn, the unit vector e_i is
+    shown, labelled +1, until Winnow1's weight w_i exceeds theta: w_i = 1, 2, 4,
+    ... is doubled floor(lg theta) + 1 times. With theta = n/2 and n a power of
+    two that is lg n promotions per variable, u = k lg n in all.
+
+    Returns X (uint8), y (int8), relevant (array).
+    """
+    n = _check_count(n_features, "n_features")
+    k = _check_count(n_relevant, "n_relevant")
+    if k > n:
+        raise ValueError(f"n_relevant must be at most n_features ({n}), got {k}")
+    theta = n / 2 if theta is None else _check_real(theta, "theta")
+    per_variable = int(np.floor(np.log2(theta))) + 1 if theta >= 1 else 1
+    rows = np.repeat(np.arange(k), per_variable)
+    X = np.zeros((len(rows), n), dtype=np.uint8)
+    X[np.arange(len(rows)), rows] = 1
+    return X, np.ones(len(rows), dtype=np.int8), np.arange(k)

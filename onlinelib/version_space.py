@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import check_labels, check_rng, check_stream
+from .protocol import check_label, check_rng, check_stream
 
 __all__ = [
     "Halving",
@@ -35,12 +35,6 @@ def _check_class(concept_class: Any) -> ConceptClass:
     if not isinstance(concept_class, ConceptClass):
         raise TypeError(f"concept_class must be an onlinelib.ConceptClass, got {type(concept_class).__name__}")
     return concept_class
-
-
-def _check_label(y: Any) -> int:
-    if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) and (y == 1 or y == -1):
-        return int(y)  # the common case, without building an array
-    return int(check_labels(np.asarray([y]), name="y")[0])
 
 
 class _VersionSpace:
@@ -146,7 +140,7 @@ class _VersionSpaceLearner:
         Raises ``ValueError`` naming the round if no concept is left (V is then unchanged).
         """
         x = self.concept_class.check_instance(x)
-        y = _check_label(y)
+        y = check_label(y)
         self.space.restrict(x, y, self.rounds + 1)
         self.rounds += 1
 

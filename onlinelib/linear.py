@@ -1,0 +1,425 @@
+"""Linear-threshold learners: the Perceptron, Winnow1, Winnow2 and the Elimination learner.
+
+Book chapters 2-4 ("Disjunctions and Winnow1", "The Perceptron", "Winnow").
+
+All four are *conservative* and *mistake-driven*: their state changes only on
+the rounds their rule says so, every mistake is such a round, and nothing
+changes in between. ``onlinelib.run`` uses this: it asks the learner to ``scan``
+ahead with a compiled kernel for the first round that changes the state, applies
+the ordinary ``update`` there, and carries on. The trace is identical to the
+example-by-example loop, because the score of a row is *defined* as the
+sequential sum computed by ``onlinelib._kernels`` (see there), which is the same
+number whether one row or a million are scored.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _kernels
+from .protocol import check_label
+
+__all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows"]
+
+def _check_positive_int(value: Any, name: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_positive_float(value: Any, name: str, *, above: float = 0.0, what: str = "> 0") -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number {what}, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value <= above:
+        raise ValueError(f"{name} must be a finite real number {what}, got {value!r}")
+    return value
+
+
+def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
+    """Turn a list of active-index arrays into a Boolean CSR matrix with ``n_features`` columns.
+
+    Row t of the result has ones exactly at the indices ``rows[t]``. A CSR
+    matrix is returned as it is (after a shape check). Used by ``Winnow2`` and
+    ``Winnow1`` for sparse streams (chapter 4).
+
+    Raises
+    ------
+    ValueError
+        If an index is outside [0, n_features), or an index repeats within a row.
+    """
+    n_features = _check_positive_int(n_features, "n_features")
+    if sp.issparse(rows):
+        matrix = sp.csr_matrix(rows, dtype=np.float64, copy=True)
+        if matrix.ndim != 2 or matrix.shape[1] != n_features:
+            raise ValueError(f"X must have {n_features} columns, got shape {matrix.shape}")
+        matrix.sum_duplicates()  # sorted indices, as the kernels expect
+        return matrix
+    arrays = [np.asarray(r) for r in rows]
+    lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
+    indices = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+    if indices.size and (indices.dtype == bool or not np.issubdtype(indices.dtype, np.integer)):
+        raise TypeError(f"sparse rows must be arrays of integer feature indices, got dtype {indices.dtype}")
+    indices = indices.astype(np.int64)
+    if indices.size and (indices.min() < 0 or indices.max() >= n_features):
+        bad = indices[(indices < 0) | (indices >= n_features)][0]
+        raise ValueError(f"sparse rows must hold feature indices in [0, {n_features}), got {bad}")
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    matrix = sp.csr_matrix((np.ones(indices.size, dtype=np.float64), indices, indptr), shape=(len(arrays), n_features))
+    matrix.sum_duplicates()  # also sorts the indices of each row, as the kernels expect
+    if matrix.nnz != indices.size:
+        raise ValueError("a sparse row lists the same feature index twice")
+    return matrix
+
+
+class _ThresholdLearner:
+    """Shared machinery of the linear-threshold learners.
+
+    Subclasses set ``weights``, ``bias``, ``threshold``, ``positive_at_threshold``
+    and implement ``_change(row, y, score)``, which changes the state and is
+    called only on the rounds that ``_changes_state`` selects.
+    """
+
+    boolean_inputs = False
+    positive_at_threshold = False
+    orientation = 1  # predictions are +1 on the side orientation * (score - threshold) > 0
+
+    def __init__(self, n_features: int):
+        self.n_features = _check_positive_int(n_features, "n_features")
+        self.bias = 0.0
+        self.rounds = 0
+
+    # -- input handling ---------------------------------------------------------
+    def prepare(self, X: Any) -> Any:
+        """The stream ``X`` in the form ``scan`` reads: a 2-D float array or a CSR matrix."""
+        if sp.issparse(X) or (isinstance(X, (list, tuple)) and self.boolean_inputs and _looks_ragged(X)):
+            matrix = as_sparse_rows(X, self.n_features)
+            if self.boolean_inputs and matrix.nnz and not np.all(matrix.data == 1):
+                raise ValueError("X must be Boolean: every stored entry of a sparse row must be 1")
+            return matrix
+        arr = np.asarray(X)
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise TypeError(f"X must be a numeric array of shape (T, {self.n_features}), got dtype {arr.dtype}")
+        if arr.ndim != 2 or arr.shape[1] != self.n_features:
+            raise ValueError(f"X must have shape (T, {self.n_features}), got {arr.shape}")
+        if self.boolean_inputs:
+            _check_boolean(arr, "X")
+        return np.ascontiguousarray(arr, dtype=np.float64)
+
+    def _row(self, x: Any) -> Any:
+        """One instance as a 1-D float array, or a 1-row CSR matrix; checked."""
+        if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (self.n_features,):
+            # the common case (a row of a prepared stream): only the value checks remain
+            if self.boolean_inputs:
+                _check_boolean(x, "x")
+            elif not np.isfinite(x).all():
+                raise ValueError("x must be finite, got NaN or inf")
+            return x
+        if sp.issparse(x):
+            row = sp.csr_matrix(x, dtype=np.float64)
+            if not row.has_canonical_format:
+                row = row.copy()
+                row.sum_duplicates()
+            if row.shape != (1, self.n_features):
+                raise ValueError(f"x must be one row with {self.n_features} features, got shape {row.shape}")
+            if self.boolean_inputs and not np.all(row.data == 1):
+                raise ValueError("x must be Boolean: every stored entry of a sparse row must be 1")
+            if not np.isfinite(row.data).all():
+                raise ValueError("x must be finite, got NaN or inf")
+            return row
+        arr = np.asarray(x)
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise TypeError(f"x must be a numeric vector of length {self.n_features}, got dtype {arr.dtype}")
+        if arr.shape != (self.n_features,):
+            raise ValueError(f"x must have shape ({self.n_features},), got {arr.shape}")
+        if self.boolean_inputs:
+            _check_boolean(arr, "x")
+        arr = arr.astype(np.float64, copy=False)
+        if not np.isfinite(arr).all():
+            raise ValueError("x must be finite, got NaN or inf")
+        return arr
+
+    # -- the score and the decisions ----------------------------------------------
+    def _score_row(self, row: Any) -> float:
+        """The score w.x + b of a checked row, in the order the kernels define."""
+        if isinstance(row, np.ndarray):
+            s = _kernels.dense_score(row, self.weights, self.bias)
+        else:  # a 1-row CSR matrix with sorted indices
+            s = _kernels.sparse_score(row.indices, row.data, self.weights, self.bias)
+        if not math.isfinite(s):
+            raise ValueError(f"the score w.x + b is {s}: x or the weights are too large")
+        return s
+
+    def score(self, x: Any) -> float:
+        """The score w.x + b of one instance."""
+        return self._score_row(self._row(x))
+
+    def _positive(self, scores: np.ndarray) -> np.ndarray:
+        """Where the prediction is +1: orientation * (score - threshold) > 0, or = 0 if ties go to +1."""
+        side = self.orientation * (scores - self.threshold)
+        return side >= 0 if self.positive_at_threshold else side > 0
+
+    def _predictions(self, scores: np.ndarray) -> np.ndarray:
+        return np.where(self._positive(scores), 1, -1).astype(np.int8)
+
+    def _flag_at_zero_margin(self, y: int) -> bool:
+        """Whether a round whose score equals the threshold exactly changes the state (a tie mistake)."""
+        return (not self.positive_at_threshold) if y > 0 else self.positive_at_threshold
+
+    def _changes_state(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """Rounds on which ``update`` changes the state, from their exact scores."""
+        margins = self.orientation * (scores - self.threshold) * y
+        at_zero = np.array([self._flag_at_zero_margin(1), self._flag_at_zero_margin(-1)])[(y < 0).astype(int)]
+        return (margins < 0) | ((margins == 0) & at_zero)
+
+    def predict(self, x: Any) -> int:
+        return int(self._predictions(np.array([self._score_row(self._row(x))]))[0])
+
+    def update(self, x: Any, y: Any) -> None:
+        """The learner's update for one labelled example (a no-op unless the rule says so)."""
+        row = self._row(x)
+        label = check_label(y)
+        score = self._score_row(row)
+        self.rounds += 1
+        margin = self.orientation * (score - self.threshold) * label
+        if margin < 0 or (margin == 0 and self._flag_at_zero_margin(label)):
+            self._change(row, label, score)
+
+    # -- the engine's interface (see onlinelib.run) --------------------------------
+    def skip(self, n_rounds: int) -> None:
+        """Account for ``n_rounds`` rounds on which ``update`` would change nothing."""
+        self.rounds += n_rounds
+
+    def scan(self, X: Any, y: np.ndarray, start: int) -> tuple[int, int]:
+        """The first round at or after ``start`` on which ``update`` would change the state.
+
+        ``X`` is a prepared stream (``prepare``) and ``y`` its labels (int8).
+        Returns ``(j, prediction)``: the round's index and the prediction made on
+        it, or ``(len(y), 0)`` if there is none. Every mistake changes the state,
+        so rounds start..j-1 are all predicted correctly. Exact: the kernel
+        computes the same scores as ``predict`` and ``update``.
+        """
+        flags = (self._flag_at_zero_margin(-1), self._flag_at_zero_margin(1))
+        args = (self.weights, float(self.bias), float(self.threshold), float(self.orientation)) + flags
+        if isinstance(X, np.ndarray):
+            j, code = _kernels.first_change_dense(X[start:], y[start:], *args)
+        else:
+            j, code = _kernels.first_change_sparse(X.indptr[start:], X.indices, X.data, y[start:], *args)
+        j += start
+        if code == 0:
+            return len(y), 0
+        if code == 2:
+            raise ValueError(f"x must be finite: the score of round {j + 1} is not (NaN or inf in x, or values too large)")
+        row = X[j] if isinstance(X, np.ndarray) else X[j : j + 1]
+        return j, int(self._predictions(np.array([self._score_row(row)]))[0])
+
+
+def _looks_ragged(X: Any) -> bool:
+    """True for a list of 1-D index arrays (sparse rows), as opposed to a list of dense rows."""
+    try:
+        return len(X) > 0 and all(np.ndim(r) == 1 for r in X) and len({len(r) for r in X}) > 1
+    except TypeError:
+        return False
+
+
+def _check_boolean(arr: np.ndarray, name: str) -> None:
+    if arr.dtype == bool:
+        return
+    if arr.size and not ((arr == 0) | (arr == 1)).all():
+        bad = arr[(arr != 0) & (arr != 1)].flat[0]
+        raise ValueError(f"{name} must be Boolean (entries 0 or 1), got {bad!r}")
+
+
+class Perceptron(_ThresholdLearner):
+    """Rosenblatt's Perceptron (chapter 3, Novikoff's theorem).
+
+    Starts at w = 0. Predicts +1 iff w.x + b >= 0 (so a score of exactly 0 is a +1
+    prediction), and updates w <- w + y x (and b <- b + y when ``bias=True``)
+    whenever y (w.x + b) <= 0. The update condition includes the rounds with
+    score 0 and label +1, which are not mistakes: Novikoff's bound counts these
+    updates, so ``n_updates >= n_mistakes`` and both are at most R^2/gamma^2.
+
+    Parameters
+    ----------
+    n_features : int
+    bias : bool
+        Learn a bias b as the weight of a constant feature 1 (so R counts it:
+        ||(x, 1)||^2 = ||x||^2 + 1).
+    """
+
+    positive_at_threshold = True
+
+    def __init__(self, n_features: int, bias: bool = False):
+        super().__init__(n_features)
+        self.weights = np.zeros(self.n_features)
+        self.use_bias = bool(bias)
+        self.threshold = 0.0
+        self.n_updates = 0
+
+    def _flag_at_zero_margin(self, y: int) -> bool:
+        return True  # y (w.x + b) <= 0 includes a zero score, whatever the label
+
+    def _change(self, row: Any, y: int, score: float) -> None:
+        if sp.issparse(row):
+            self.weights[row.indices] += y * row.data
+        else:
+            self.weights += y * row
+        if self.use_bias:
+            self.bias += y
+        self.n_updates += 1
+
+
+class Winnow1(_ThresholdLearner):
+    """Littlestone's Winnow1 for monotone disjunctions (chapter 2, Lemmas 1-3).
+
+    Weights start at 1 and the threshold is ``theta`` (default n/2). Predicts +1
+    iff w.x > theta. On a false negative every active weight is doubled
+    (a *promotion*); on a false positive every active weight is set to 0 (an
+    *elimination*). Mistakes are at most n/theta + 2k(lg theta + 1) for a target
+    with k relevant variables.
+
+    Attributes
+    ----------
+    promotions, eliminations : int
+        The lecture's u and v.
+    """
+
+    boolean_inputs = True
+
+    def __init__(self, n_features: int, theta: float | None = None):
+        super().__init__(n_features)
+        self.threshold = self.n_features / 2 if theta is None else _check_positive_float(theta, "theta")
+        self.weights = np.ones(self.n_features)
+        self.promotions = 0
+        self.eliminations = 0
+
+    @property
+    def theta(self) -> float:
+        return self.threshold
+
+    def _change(self, row: Any, y: int, score: float) -> None:
+        active = row.indices if sp.issparse(row) else np.flatnonzero(row)
+        if y == 1:
+            self.weights[active] *= 2.0
+            self.promotions += 1
+        else:
+            self.weights[active] = 0.0
+            self.eliminations += 1
+
+
+class Winnow2(_ThresholdLearner):
+    """Littlestone's Winnow with promotion and demotion by a factor alpha (chapter 4).
+
+    Weights start at 1. Predicts +1 iff w.x > theta (or >= theta with
+    ``positive_at_threshold=True``, the convention of Khardon, Roth and Servedio).
+    On a false negative the active weights are multiplied by alpha; on a false
+    positive they are divided by alpha. The lecture notes' form with factor
+    1 + beta is ``Winnow2(n, alpha=1 + beta, theta=n)``.
+
+    Inputs are Boolean: dense rows in {0,1}^n, or sparse rows (a CSR matrix, or a
+    list of active-index arrays, which ``run`` converts with ``as_sparse_rows``).
+
+    Parameters
+    ----------
+    n_features : int
+    alpha : float
+        The promotion factor, > 1.
+    theta : float, optional
+        The threshold, > 0; default n_features.
+    positive_at_threshold : bool
+        Whether a score exactly equal to theta predicts +1.
+
+    Attributes
+    ----------
+    promotions, demotions : int
+        The proof's m+ and m- (mistakes on positive and on negative examples).
+    """
+
+    boolean_inputs = True
+
+    def __init__(self, n_features: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = False):
+        super().__init__(n_features)
+        self.alpha = _check_positive_float(alpha, "alpha", above=1.0, what="> 1")
+        self.threshold = float(self.n_features) if theta is None else _check_positive_float(theta, "theta")
+        self.positive_at_threshold = bool(positive_at_threshold)
+        self.weights = np.ones(self.n_features)
+        self.promotions = 0
+        self.demotions = 0
+
+    @property
+    def theta(self) -> float:
+        return self.threshold
+
+    def _change(self, row: Any, y: int, score: float) -> None:
+        active = row.indices if sp.issparse(row) else np.flatnonzero(row)
+        if y == 1:
+            self.weights[active] *= self.alpha
+            self.promotions += 1
+        else:
+            self.weights[active] /= self.alpha
+            self.demotions += 1
+
+
+class Elimination(_ThresholdLearner):
+    """The Elimination learner for conjunctions, and for disjunctions by duality (chapter 2).
+
+    For ``target="conjunction"`` it keeps a set of literals, at first all 2n of
+    x_1, not x_1, ..., x_n, not x_n (or only x_1..x_n with ``monotone=True``),
+    and predicts +1 iff every kept literal is true. On a false negative it drops
+    the literals the example falsifies. The target's literals are never dropped,
+    so it never errs on a negative example, and it makes at most n + 1 - k
+    mistakes (n - k if monotone) for a target with k literals.
+
+    For ``target="disjunction"`` it learns the complement: not(x_i1 or ... or x_ik)
+    is the conjunction of the literals not x_ij, learned from the flipped labels.
+
+    Raises ``ValueError`` on a false positive, since no target of the class can
+    produce one: the stream is inconsistent.
+    """
+
+    boolean_inputs = True
+
+    def __init__(self, n_features: int, target: str = "conjunction", monotone: bool = False):
+        super().__init__(n_features)
+        if target not in ("conjunction", "disjunction"):
+            raise ValueError(f"target must be 'conjunction' or 'disjunction', got {target!r}")
+        self.target = target
+        self.monotone = bool(monotone)
+        self.flip = -1 if target == "disjunction" else 1
+        # The learned conjunction holds iff score > -1/2; for a disjunction target the
+        # prediction is its negation, so the +1 side is flipped.
+        self.orientation = self.flip
+        # Literal masks: a kept positive literal x_i needs x_i = 1, a negative one x_i = 0.
+        # For a disjunction the learned conjunction is over negative literals, so a
+        # "monotone" disjunction keeps only the negative literals.
+        self.positive_literals = np.ones(self.n_features, dtype=bool)
+        self.negative_literals = np.ones(self.n_features, dtype=bool)
+        if self.monotone:
+            (self.negative_literals if target == "conjunction" else self.positive_literals)[:] = False
+        self.threshold = -0.5  # score = -(number of kept literals violated); +1 iff none is violated
+        self.n_mistakes = 0
+        self._sync_weights()
+
+    def _sync_weights(self) -> None:
+        # violated literals = sum over kept positive literals of (1 - x_i) + sum over kept negative of x_i
+        #                   = P - x.p + x.q  with p, q the literal masks; score = x.(p - q) - P.
+        self.weights = self.positive_literals.astype(float) - self.negative_literals.astype(float)
+        self.bias = -float(np.count_nonzero(self.positive_literals))
+
+    @property
+    def n_literals(self) -> int:
+        return int(np.count_nonzero(self.positive_literals) + np.count_nonzero(self.negative_literals))
+
+    def _change(self, row: Any, y: int, score: float) -> None:
+        dense = row.toarray().ravel() if sp.issparse(row) else row
+        if y * self.flip == -1:
+            raise ValueError(
+                f"the stream is consistent with no {self.target} of literals: a false positive at round {self.rounds}"
+            )
+        self.positive_literals &= dense == 1
+        self.negative_literals &= dense == 0
+        self.n_mistakes += 1
+        self._sync_weights()
