@@ -78,9 +78,13 @@ def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
 class _ThresholdLearner:
     """Shared machinery of the linear-threshold learners.
 
-    Subclasses set ``weights``, ``bias``, ``threshold``, ``positive_at_threshold``
-    and implement ``_change(row, y, score)``, which changes the state and is
-    called only on the rounds that ``_changes_state`` selects.
+    A subclass sets ``weights``, ``bias``, ``threshold``, ``orientation`` and
+    ``positive_at_threshold`` (the prediction is +1 where orientation * (score -
+    threshold) > 0, or = 0 when ties go to +1), may override
+    ``_flag_at_zero_margin``, and implements ``_change(row, y, score)``, which
+    ``update`` calls on exactly the rounds whose signed margin
+    orientation * (score - threshold) * y is negative, or zero with
+    ``_flag_at_zero_margin(y)``.
     """
 
     boolean_inputs = False
@@ -168,12 +172,6 @@ class _ThresholdLearner:
     def _flag_at_zero_margin(self, y: int) -> bool:
         """Whether a round whose score equals the threshold exactly changes the state (a tie mistake)."""
         return (not self.positive_at_threshold) if y > 0 else self.positive_at_threshold
-
-    def _changes_state(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        """Rounds on which ``update`` changes the state, from their exact scores."""
-        margins = self.orientation * (scores - self.threshold) * y
-        at_zero = np.array([self._flag_at_zero_margin(1), self._flag_at_zero_margin(-1)])[(y < 0).astype(int)]
-        return (margins < 0) | ((margins == 0) & at_zero)
 
     def predict(self, x: Any) -> int:
         return int(self._predictions(np.array([self._score_row(self._row(x))]))[0])
