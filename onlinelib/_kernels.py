@@ -10,9 +10,9 @@ decisions. For a sparse row the sum runs over the stored entries in increasing
 column order, which is the same number: adding a product equal to zero leaves
 a finite sum unchanged.
 
-``first_change_*`` return ``(i, code)`` for the first row i from which the
+``first_change_*`` return ``(i, code, score)`` for the first row i on which the
 learner's state would change (code 1), or whose score is not finite (code 2),
-or ``(n, 0)`` if there is none. A row changes the state when its signed margin
+or ``(n, 0, 0.0)`` if there is none; ``score`` is that row's score. A row changes the state when its signed margin
 g = orientation * (score - threshold) * y is negative, or zero with
 ``flag_at_zero[y > 0]`` set.
 """
@@ -81,7 +81,7 @@ def first_change_dense(X, y, w, bias, threshold, orientation, flag0_negative, fl
         for r, s in enumerate((s0, s1, s2, s3, s4, s5, s6, s7)):
             code = _verdict(s + bias, y[i + r], threshold, orientation, flag0_negative, flag0_positive)
             if code:
-                return i + r, code
+                return i + r, code, s + bias
         i += 8
     while i < n:
         s = 0.0
@@ -89,9 +89,9 @@ def first_change_dense(X, y, w, bias, threshold, orientation, flag0_negative, fl
             s += X[i, k] * w[k]
         code = _verdict(s + bias, y[i], threshold, orientation, flag0_negative, flag0_positive)
         if code:
-            return i, code
+            return i, code, s + bias
         i += 1
-    return n, 0
+    return n, 0, 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -103,5 +103,5 @@ def first_change_sparse(indptr, indices, data, y, w, bias, threshold, orientatio
             s += data[p] * w[indices[p]]
         code = _verdict(s + bias, y[i], threshold, orientation, flag0_negative, flag0_positive)
         if code:
-            return i, code
-    return n, 0
+            return i, code, s + bias
+    return n, 0, 0.0

@@ -161,20 +161,16 @@ class _ThresholdLearner:
         """The score w.x + b of one instance."""
         return self._score_row(self._row(x))
 
-    def _positive(self, scores: np.ndarray) -> np.ndarray:
-        """Where the prediction is +1: orientation * (score - threshold) > 0, or = 0 if ties go to +1."""
-        side = self.orientation * (scores - self.threshold)
-        return side >= 0 if self.positive_at_threshold else side > 0
-
-    def _predictions(self, scores: np.ndarray) -> np.ndarray:
-        return np.where(self._positive(scores), 1, -1).astype(np.int8)
-
     def _flag_at_zero_margin(self, y: int) -> bool:
         """Whether a round whose score equals the threshold exactly changes the state (a tie mistake)."""
         return (not self.positive_at_threshold) if y > 0 else self.positive_at_threshold
 
+    def _predict_score(self, score: float) -> int:
+        side = self.orientation * (score - self.threshold)
+        return 1 if side > 0 or (side == 0 and self.positive_at_threshold) else -1
+
     def predict(self, x: Any) -> int:
-        return int(self._predictions(np.array([self._score_row(self._row(x))]))[0])
+        return self._predict_score(self._score_row(self._row(x)))
 
     def update(self, x: Any, y: Any) -> None:
         """The learner's update for one labelled example (a no-op unless the rule says so)."""
@@ -203,16 +199,15 @@ class _ThresholdLearner:
         flags = (self._flag_at_zero_margin(-1), self._flag_at_zero_margin(1))
         args = (self.weights, float(self.bias), float(self.threshold), float(self.orientation)) + flags
         if isinstance(X, np.ndarray):
-            j, code = _kernels.first_change_dense(X[start:], y[start:], *args)
+            j, code, score = _kernels.first_change_dense(X[start:], y[start:], *args)
         else:
-            j, code = _kernels.first_change_sparse(X.indptr[start:], X.indices, X.data, y[start:], *args)
+            j, code, score = _kernels.first_change_sparse(X.indptr[start:], X.indices, X.data, y[start:], *args)
         j += start
         if code == 0:
             return len(y), 0
         if code == 2:
             raise ValueError(f"x must be finite: the score of round {j + 1} is not (NaN or inf in x, or values too large)")
-        row = X[j] if isinstance(X, np.ndarray) else X[j : j + 1]
-        return j, int(self._predictions(np.array([self._score_row(row)]))[0])
+        return j, self._predict_score(score)
 
 
 def _looks_ragged(X: Any) -> bool:
