@@ -57,8 +57,11 @@ def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
         if matrix.ndim != 2 or matrix.shape[1] != n_features:
             raise ValueError(f"X must have {n_features} columns, got shape {matrix.shape}")
         matrix.sum_duplicates()  # sorted indices, as the kernels expect
+        matrix.eliminate_zeros()  # explicitly stored zeros are not active features
         return matrix
-    arrays = [np.asarray(r) for r in rows]
+    arrays = [np.asarray(r) if np.size(r) else np.zeros(0, dtype=np.int64) for r in rows]
+    if any(a.ndim != 1 for a in arrays):
+        raise ValueError("X given as a list of sparse rows must hold 1-D arrays of active feature indices")
     lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
     indices = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
     if indices.size and (indices.dtype == bool or not np.issubdtype(indices.dtype, np.integer)):
@@ -98,8 +101,14 @@ class _ThresholdLearner:
 
     # -- input handling ---------------------------------------------------------
     def prepare(self, X: Any) -> Any:
-        """The stream ``X`` in the form ``scan`` reads: a 2-D float array or a CSR matrix."""
-        if sp.issparse(X) or (isinstance(X, (list, tuple)) and self.boolean_inputs and _looks_ragged(X)):
+        """The stream ``X`` in the form ``scan`` reads: a 2-D float array or a CSR matrix.
+
+        ``X`` may be an array of shape (T, n_features), a scipy sparse matrix, or a
+        list of 1-D arrays of active feature indices (sparse Boolean rows). A list
+        whose rows form a (T, n_features) array is read as dense rows; pass a CSR
+        matrix (``as_sparse_rows``) to make index rows unambiguous.
+        """
+        if sp.issparse(X) or (isinstance(X, (list, tuple)) and not _is_dense_rows(X, self.n_features)):
             matrix = as_sparse_rows(X, self.n_features)
             if self.boolean_inputs and matrix.nnz and not np.all(matrix.data == 1):
                 raise ValueError("X must be Boolean: every stored entry of a sparse row must be 1")
@@ -120,19 +129,20 @@ class _ThresholdLearner:
             if self.boolean_inputs:
                 _check_boolean(x, "x")
             elif not np.isfinite(x).all():
-                raise ValueError("x must be finite, got NaN or inf")
+                raise ValueError(f"x must be finite, got NaN or inf in round {self.rounds + 1}")
             return x
         if sp.issparse(x):
             row = sp.csr_matrix(x, dtype=np.float64)
-            if not row.has_canonical_format:
+            if not row.has_canonical_format or (row.data == 0).any():
                 row = row.copy()
                 row.sum_duplicates()
+                row.eliminate_zeros()
             if row.shape != (1, self.n_features):
                 raise ValueError(f"x must be one row with {self.n_features} features, got shape {row.shape}")
             if self.boolean_inputs and not np.all(row.data == 1):
                 raise ValueError("x must be Boolean: every stored entry of a sparse row must be 1")
             if not np.isfinite(row.data).all():
-                raise ValueError("x must be finite, got NaN or inf")
+                raise ValueError(f"x must be finite, got NaN or inf in round {self.rounds + 1}")
             return row
         arr = np.asarray(x)
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
@@ -143,7 +153,7 @@ class _ThresholdLearner:
             _check_boolean(arr, "x")
         arr = arr.astype(np.float64, copy=False)
         if not np.isfinite(arr).all():
-            raise ValueError("x must be finite, got NaN or inf")
+            raise ValueError(f"x must be finite, got NaN or inf in round {self.rounds + 1}")
         return arr
 
     # -- the score and the decisions ----------------------------------------------
@@ -210,10 +220,10 @@ class _ThresholdLearner:
         return j, self._predict_score(score)
 
 
-def _looks_ragged(X: Any) -> bool:
-    """True for a list of 1-D index arrays (sparse rows), as opposed to a list of dense rows."""
+def _is_dense_rows(X: Any, n_features: int) -> bool:
+    """True if a list of rows forms a (T, n_features) array; otherwise it is read as index rows."""
     try:
-        return len(X) > 0 and all(np.ndim(r) == 1 for r in X) and len({len(r) for r in X}) > 1
+        return len(X) > 0 and all(np.ndim(r) == 1 and len(r) == n_features for r in X)
     except TypeError:
         return False
 
@@ -409,8 +419,9 @@ class Elimination(_ThresholdLearner):
     def _change(self, row: Any, y: int, score: float) -> None:
         dense = row.toarray().ravel() if sp.issparse(row) else row
         if y * self.flip == -1:
+            kind = "false positive" if self.target == "conjunction" else "false negative"
             raise ValueError(
-                f"the stream is consistent with no {self.target} of literals: a false positive at round {self.rounds}"
+                f"the stream is consistent with no {self.target} of literals: a {kind} at round {self.rounds}"
             )
         self.positive_literals &= dense == 1
         self.negative_literals &= dense == 0

@@ -191,12 +191,18 @@ def separable_stream(
     w_star = rng.standard_normal(d)
     w_star /= np.linalg.norm(w_star)
     kept: list[np.ndarray] = []
-    n_kept = 0
+    n_kept = n_drawn = 0
     while n_kept < length:
+        if n_drawn >= 10**6 and n_kept < 1e-4 * n_drawn:
+            raise ValueError(
+                f"margin {margin} is too large for {d} dimensions and radius {radius}: "
+                f"only {n_kept} of {n_drawn} uniform points in the ball had |<w*, x>| >= margin"
+            )
         batch = max(1024, 2 * (length - n_kept))
         directions = rng.standard_normal((batch, d))
         directions /= np.linalg.norm(directions, axis=1, keepdims=True)
         points = directions * (radius * rng.random(batch) ** (1.0 / d))[:, None]
+        n_drawn += batch
         points = points[np.abs(points @ w_star) >= margin]
         kept.append(points)
         n_kept += len(points)
@@ -205,14 +211,18 @@ def separable_stream(
     return X, y, w_star
 
 
+MAX_LOWER_BOUND_DIMENSION = 10_000
+
+
 def perceptron_lower_bound_stream(margin: float, radius: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The sequence on which the Perceptron meets Novikoff's bound exactly (chapter 3).
 
     In d = floor(R^2 / gamma^2) dimensions, present R e_1, ..., R e_d, each with
     label -1. The unit vector w* = -(1, ..., 1)/sqrt(d) separates them with margin
     R/sqrt(d) >= gamma. Every score is 0 when its example arrives (w_i is still 0),
-    the Perceptron predicts +1 and errs: d mistakes, which is R^2/gamma^2 when
-    that ratio is a perfect square... of an integer d, i.e. d = R^2/gamma^2.
+    the Perceptron predicts +1 and errs: d mistakes, which equals R^2/gamma^2
+    when that ratio is an integer (d is the largest integer with R/sqrt(d) >= gamma).
+    d is limited to 10^4 (the stream is a dense d x d matrix).
 
     Returns X (d, d), y (d,), w_star (d,).
     """
@@ -220,7 +230,13 @@ def perceptron_lower_bound_stream(margin: float, radius: float = 1.0) -> tuple[n
     margin = _check_real(margin, "margin")
     if margin > radius:
         raise ValueError(f"margin must be at most radius ({radius}), got {margin}")
-    d = int(np.floor((radius / margin) ** 2 * (1 + 1e-12)))  # 1e-12: (R/gamma)^2 = 4 may round to 3.9999...
+    d = max(1, int(np.floor((radius / margin) ** 2)))
+    if radius / np.sqrt(d + 1) >= margin:  # (R/gamma)^2 rounded down past an integer
+        d += 1
+    if d > MAX_LOWER_BOUND_DIMENSION:
+        raise ValueError(
+            f"margin {margin} needs d = {d} > {MAX_LOWER_BOUND_DIMENSION} dimensions (a dense d x d stream); use a larger margin"
+        )
     X = radius * np.eye(d)
     y = -np.ones(d, dtype=np.int8)
     return X, y, -np.ones(d) / np.sqrt(d)
@@ -301,7 +317,12 @@ def winnow1_promotion_adversary(n_features: int, n_relevant: int, theta: float |
     if k > n:
         raise ValueError(f"n_relevant must be at most n_features ({n}), got {k}")
     theta = n / 2 if theta is None else _check_real(theta, "theta")
-    per_variable = int(np.floor(np.log2(theta))) + 1 if theta >= 1 else 1
+    if theta < 1:
+        raise ValueError(f"theta must be at least 1: with theta = {theta} the initial weight 1 is never promoted")
+    per_variable, weight = 0, 1.0
+    while weight <= theta:  # exact: doubling 1.0 stays exact in floating point
+        weight *= 2
+        per_variable += 1
     rows = np.repeat(np.arange(k), per_variable)
     X = np.zeros((len(rows), n), dtype=np.uint8)
     X[np.arange(len(rows)), rows] = 1
