@@ -101,7 +101,7 @@ class Trace:
             np.array_equal(self.predictions, other.predictions)
             and np.array_equal(self.labels, other.labels)
             and self.observed.keys() == other.observed.keys()
-            and all(np.array_equal(v, other.observed[k]) for k, v in self.observed.items())
+            and all(np.array_equal(v, other.observed[k], equal_nan=True) for k, v in self.observed.items())
         )
 
     def __repr__(self) -> str:

@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 HTML = Path(__file__).resolve().parents[1] / "_build" / "html"
-CHAPTERS = ["book/mistake_bounds.html", "book/winnow1.html"]
+CHAPTERS = [
+    "book/mistake_bounds.html",
+    "book/winnow1.html",
+    "book/perceptron.html",
+    "book/winnow.html",
+]
 
 pytestmark = pytest.mark.skipif(not (HTML / "index.html").exists(), reason="the book has not been built")
 

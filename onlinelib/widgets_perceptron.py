@@ -1,0 +1,387 @@
+"""The Perceptron chapter's instruments, figure and explorer (book chapter 3).
+
+* ``potential_observers(w_star)``: the three quantities Novikoff's proof talks
+  about (||w||^2, <w*, w> and the number of updates), as ``observe=`` functions
+  for ``onlinelib.run``.
+* ``per_update(trace, name)``: an observable read off after each update
+  (k = 0, 1, ..., U) instead of after each round.
+* ``tie_stream``: a separable stream of small-integer vectors, whose scores
+  are exact integers, so that the tie rule of the Perceptron matters often.
+* ``acceptance_rate``: the fraction of the ball that ``separable_stream``
+  keeps for a margin, used to refuse settings it would take ages to sample.
+* ``perceptron_stream``: the explorer's three streams (random separable, the
+  lower-bound sequence, and the lower-bound sequence in a rotated basis).
+* ``compare_perceptron``: the explorer's computation, pure and returning numbers,
+  so the chapter can draw its figure statically and tests can check it.
+* ``plot_perceptron_comparison`` and ``perceptron_explorer``: the figure and
+  the ipywidgets panel.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from scipy.special import betainc
+
+from .bounds import perceptron_bound
+from .linear import Perceptron
+from .protocol import Trace, check_rng, run
+from .streams import perceptron_lower_bound_stream, separable_stream
+
+__all__ = [
+    "STREAM_KINDS",
+    "MAX_FEATURES",
+    "MAX_LENGTH",
+    "MIN_ACCEPTANCE",
+    "potential_observers",
+    "per_update",
+    "acceptance_rate",
+    "random_rotation",
+    "tie_stream",
+    "perceptron_stream",
+    "compare_perceptron",
+    "plot_perceptron_comparison",
+    "perceptron_explorer",
+]
+
+STREAM_KINDS = ("random separable", "lower bound", "rotated lower bound")
+MAX_FEATURES = 2000  # the lower-bound sequence needs floor(R^2/gamma^2) features
+MAX_LENGTH = 1_000_000
+MIN_ACCEPTANCE = 1e-3  # separable_stream rejects points; refuse hopeless settings
+
+
+def _check_int(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value}")
+    return int(value)
+
+
+def _check_positive(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number > 0, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
+    return value
+
+
+def potential_observers(w_star: Any) -> dict[str, Callable[[Perceptron], float]]:
+    """``observe=`` functions for the proof of Novikoff's theorem (chapter 3).
+
+    Returns ``{"||w||^2": ..., "<w*,w>": ..., "updates": ...}``: the potential,
+    the alignment with the separator ``w_star`` and the Perceptron's update
+    counter. All three are functions of the state that ``update`` changes, so
+    they may be recorded with ``method="blocks"`` (see ``onlinelib.run``).
+    ``w_star`` need not have unit norm (Theorem 1 of Khardon, Roth and Servedio
+    uses an unnormalised u).
+
+    Raises
+    ------
+    ValueError
+        If ``w_star`` is not a non-empty finite 1-D vector.
+    """
+    u = np.asarray(w_star, dtype=float)
+    if u.ndim != 1 or u.size == 0:
+        raise ValueError(f"w_star must be a non-empty 1-D vector, got shape {u.shape}")
+    if not np.isfinite(u).all():
+        raise ValueError("w_star must be finite, got NaN or inf")
+    u = u.copy()
+    return {
+        "||w||^2": lambda L: float(L.weights @ L.weights),
+        "<w*,w>": lambda L: float(u @ L.weights),
+        "updates": lambda L: float(L.n_updates),
+    }
+
+
+def per_update(trace: Trace, name: str, counter: str = "updates") -> np.ndarray:
+    """The observable ``name`` after k = 0, 1, ..., U updates (chapter 3).
+
+    ``trace`` must have recorded the update counter ``counter`` (as
+    ``potential_observers`` does). Entry k is the value right after the k-th
+    update; entry 0 is the value before the first round.
+
+    Raises
+    ------
+    KeyError
+        If ``name`` or ``counter`` was not observed.
+    ValueError
+        If the counter is not a count that starts at 0 and rises by 0 or 1 per round.
+    """
+    for key in (name, counter):
+        if key not in trace.observed:
+            raise KeyError(f"{key!r} was not observed; the trace has {sorted(trace.observed)}")
+    count = trace.observed[counter]
+    steps = np.diff(count)
+    if count[0] != 0 or not np.isin(steps, (0.0, 1.0)).all():
+        raise ValueError(f"observed[{counter!r}] must start at 0 and rise by 0 or 1 per round")
+    rounds = np.concatenate([[0], np.flatnonzero(steps == 1) + 1])
+    return trace.observed[name][rounds]
+
+
+def acceptance_rate(n_features: int, margin: float, radius: float = 1.0) -> float:
+    """The fraction of the ball that ``separable_stream`` keeps: P(|<w*, x>| >= margin).
+
+    For x uniform in the d-dimensional ball of radius R, t = <w*, x>/R has
+    density proportional to (1 - t^2)^((d-1)/2) on [-1, 1], so the fraction is
+    the regularised incomplete beta function I_{1-(margin/R)^2}((d+1)/2, 1/2).
+    It falls off like exp(-d (margin/R)^2 / 2): in high dimension almost every
+    point is close to every hyperplane through the origin.
+    """
+    d = _check_int(n_features, "n_features", 1, MAX_FEATURES)
+    margin = _check_positive(margin, "margin")
+    radius = _check_positive(radius, "radius")
+    if margin >= radius:
+        return 0.0
+    return float(betainc((d + 1) / 2, 0.5, 1 - (margin / radius) ** 2))
+
+
+def random_rotation(n: int, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random n x n orthogonal matrix (QR of a Gaussian matrix, with the sign fix)."""
+    n = _check_int(n, "n", 1, MAX_FEATURES)
+    rng = check_rng(rng)
+    q, r = np.linalg.qr(rng.standard_normal((n, n)))
+    return q * np.where(np.diag(r) < 0, -1.0, 1.0)
+
+
+def tie_stream(
+    n_features: int, length: int, rng: np.random.Generator, max_weight: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A separable stream in {-1, 0, 1}^d on which the Perceptron meets many exact ties (chapter 3).
+
+    Draws an integer separator v with entries in [-max_weight, max_weight],
+    not all 0, and instances uniform on {-1, 0, 1}^d, keeps those with
+    <v, x> != 0 and labels them sign(<v, x>). Every score the Perceptron computes
+    is then an integer (exactly represented), so scores of exactly 0 -- where
+    the tie rule decides -- occur often, not only in the first round. The unit
+    separator w* = v/||v|| has margin at least 1/||v||.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (length, n_features), entries in {-1, 0, 1}
+    y : ndarray of int8, shape (length,)
+    w_star : ndarray, shape (n_features,), unit norm
+    """
+    d = _check_int(n_features, "n_features", 1, MAX_FEATURES)
+    length = _check_int(length, "length", 1, MAX_LENGTH)
+    max_weight = _check_int(max_weight, "max_weight", 1, 1000)
+    rng = check_rng(rng)
+    v = np.zeros(d, dtype=np.int64)
+    while not v.any():
+        v = rng.integers(-max_weight, max_weight + 1, size=d)
+    kept: list[np.ndarray] = []
+    n_kept = 0
+    while n_kept < length:
+        batch = rng.integers(-1, 2, size=(max(256, 2 * (length - n_kept)), d))
+        batch = batch[batch @ v != 0]
+        kept.append(batch)
+        n_kept += len(batch)
+    X = np.concatenate(kept)[:length]
+    y = np.where(X @ v > 0, 1, -1).astype(np.int8)
+    return X.astype(np.float64), y, v / np.linalg.norm(v)
+
+
+def perceptron_stream(
+    kind: str, margin: float, n_features: int, rng: np.random.Generator, length: int = 2000, radius: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One of the explorer's streams, with a unit separator w* (chapter 3).
+
+    * ``"random separable"``: ``separable_stream(n_features, length, margin, rng, radius)``.
+    * ``"lower bound"``: ``perceptron_lower_bound_stream(margin, radius)``, the
+      k = floor(R^2/gamma^2) examples R e_1, ..., R e_k labelled -1, padded with
+      zero features up to ``n_features`` if that is larger than k.
+    * ``"rotated lower bound"``: the same sequence and w* in a uniformly random
+      orthonormal basis. In exact arithmetic nothing changes; in floating point
+      the exact ties of the lower-bound sequence become scores of order 1e-16
+      whose sign rounding decides.
+
+    ``length`` is used by the random stream only; the lower-bound kinds have k
+    rounds and max(n_features, k) features.
+
+    Raises
+    ------
+    ValueError
+        For an unknown kind, parameters out of range (margin must be < radius
+        for random streams and <= radius otherwise), a random stream whose
+        margin keeps less than ``MIN_ACCEPTANCE`` of the ball (see
+        ``acceptance_rate``; ``separable_stream`` would take very long), or a
+        lower-bound sequence that needs more than ``MAX_FEATURES`` features.
+    TypeError
+        For arguments of the wrong type (e.g. ``rng`` not a Generator).
+    """
+    if kind not in STREAM_KINDS:
+        raise ValueError(f"kind must be one of {STREAM_KINDS}, got {kind!r}")
+    margin = _check_positive(margin, "margin")
+    radius = _check_positive(radius, "radius")
+    n_features = _check_int(n_features, "n_features", 1, MAX_FEATURES)
+    length = _check_int(length, "length", 1, MAX_LENGTH)
+    rng = check_rng(rng)
+    if kind == "random separable":
+        if margin >= radius:
+            raise ValueError(f"margin must be smaller than radius ({radius}) for a random stream, got {margin}")
+        rate = acceptance_rate(n_features, margin, radius)
+        if rate < MIN_ACCEPTANCE:
+            raise ValueError(
+                f"margin {margin} is too large for a random separable stream in {n_features} dimensions: "
+                f"only a fraction {rate:.2g} of the ball lies that far from a hyperplane "
+                f"(at least {MIN_ACCEPTANCE:g} is needed); use a smaller margin or dimension"
+            )
+        return separable_stream(n_features, length, margin, rng, radius)
+    if margin > radius:
+        raise ValueError(f"margin must be at most radius ({radius}), got {margin}")
+    if (radius / margin) ** 2 > MAX_FEATURES + 1:
+        raise ValueError(
+            f"the lower-bound sequence needs floor(R^2/gamma^2) features, at most {MAX_FEATURES}; "
+            f"margin {margin} with radius {radius} needs {(radius / margin) ** 2:.0f}: use a larger margin"
+        )
+    X, y, w_star = perceptron_lower_bound_stream(margin, radius)
+    k = len(y)
+    if k > MAX_FEATURES:
+        raise ValueError(f"the lower-bound sequence needs {k} > {MAX_FEATURES} features: use a larger margin")
+    d = max(n_features, k)
+    if d > k:
+        X = np.hstack([X, np.zeros((k, d - k))])
+        w_star = np.concatenate([w_star, np.zeros(d - k)])
+    if kind == "rotated lower bound":
+        Q = random_rotation(d, rng)
+        X, w_star = X @ Q.T, Q @ w_star
+    return X, y, w_star
+
+
+def compare_perceptron(
+    kind: str,
+    margin: float,
+    n_features: int,
+    rng: np.random.Generator,
+    length: int = 2000,
+    radius: float = 1.0,
+) -> dict[str, Any]:
+    """Run the Perceptron on one stream and measure Novikoff's quantities (chapter 3's explorer).
+
+    The stream comes from ``perceptron_stream``. R and gamma are *measured* on
+    it (R = max ||x_t||, gamma = min y_t <w*, x_t> for its unit w*), and the
+    bound is R^2/gamma^2 for these measured values; ``nominal_bound`` is
+    radius^2/margin^2 for the parameters asked for.
+
+    Returns
+    -------
+    dict with keys ``kind``, ``n_features`` (features used), ``length``
+    (rounds), ``radius`` and ``margin`` (measured), ``nominal_radius``,
+    ``nominal_margin``, ``bound``, ``nominal_bound``, ``mistakes``,
+    ``updates``, ``norm2`` and ``alignment`` (||w_k||^2 and <w*, w_k> after
+    k = 0..U updates, as arrays), and ``note`` (a sentence, or "").
+    """
+    X, y, w_star = perceptron_stream(kind, margin, n_features, rng, length, radius)
+    learner = Perceptron(X.shape[1])
+    trace = run(learner, X, y, observe=potential_observers(w_star), method="blocks")
+    measured_radius = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X))))
+    measured_margin = float(np.min(y * (X @ w_star)))
+    note = ""
+    if kind != "random separable" and n_features < X.shape[1]:
+        note = (
+            f"The lower-bound sequence needs {X.shape[1]} features, more than the "
+            f"{n_features} asked for, so {X.shape[1]} were used."
+        )
+    return {
+        "kind": kind,
+        "n_features": int(X.shape[1]),
+        "length": len(y),
+        "radius": measured_radius,
+        "margin": measured_margin,
+        "nominal_radius": float(radius),
+        "nominal_margin": float(margin),
+        "bound": perceptron_bound(measured_radius, measured_margin),
+        "nominal_bound": perceptron_bound(radius, margin),
+        "mistakes": trace.n_mistakes,
+        "updates": int(learner.n_updates),
+        "norm2": per_update(trace, "||w||^2"),
+        "alignment": per_update(trace, "<w*,w>"),
+        "note": note,
+    }
+
+
+def plot_perceptron_comparison(result: dict[str, Any], axes: Any = None) -> np.ndarray:
+    """Three panels for a ``compare_perceptron`` result (chapter 3).
+
+    Left: ||w_k||^2 against k R^2 (step 2 of the proof). Middle: <w*, w_k>
+    against k gamma and ||w_k|| (steps 3 and 4). Right: mistakes and updates
+    against the bound R^2/gamma^2. Returns the three axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        _, axes = plt.subplots(1, 3, figsize=(10.5, 3.6), gridspec_kw={"width_ratios": [1, 1, 0.8]})
+    axes = np.asarray(axes).ravel()
+    if axes.size != 3:
+        raise ValueError(f"axes must hold 3 axes, got {axes.size}")
+    R, gamma = result["radius"], result["margin"]
+    norm2, alignment = result["norm2"], result["alignment"]
+    k = np.arange(len(norm2))
+    ax = axes[0]
+    ax.plot(k, k * R**2, "k--", label=r"$kR^2$")
+    ax.plot(k, norm2, "o-", color="C0", ms=3, label=r"$\|w_k\|^2$")
+    ax.set(xlabel="updates $k$", title="potential: upper bound")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    ax.plot(k, np.sqrt(norm2), "o-", color="C0", ms=3, label=r"$\|w_k\|$")
+    ax.plot(k, alignment, "o-", color="C1", ms=3, label=r"$\langle w^*, w_k\rangle$")
+    ax.plot(k, k * gamma, "k:", label=r"$k\gamma$")
+    ax.set(xlabel="updates $k$", title="alignment: lower bound")
+    ax.legend(fontsize=8)
+    ax = axes[2]
+    names = ["mistakes", "updates"]
+    values = [result["mistakes"], result["updates"]]
+    ax.bar(names, values, color=["C3", "C2"], alpha=0.85)
+    for i, value in enumerate(values):
+        ax.text(i, value, str(value), ha="center", va="bottom", fontsize=9)
+    ax.axhline(result["bound"], color="black", linestyle="--", label=rf"$R^2/\gamma^2$ = {result['bound']:.4g}")
+    ax.set_ylim(0, 1.25 * max(result["bound"], max(values)) + 0.5)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title(f"{result['kind']}, d = {result['n_features']}, T = {result['length']}", fontsize=10)
+    return axes
+
+
+def perceptron_explorer(seed: int = 0):
+    """An ipywidgets panel: pick the margin, the dimension and the stream; see the proof's quantities.
+
+    Press "Draw" to run ``compare_perceptron`` at the chosen setting and draw
+    ``plot_perceptron_comparison``. Needs a live kernel (Jupyter, JupyterLab or
+    Binder). The chapter shows the figure at the default setting statically
+    above it. A setting that cannot be sampled (see ``perceptron_stream``)
+    prints the reason instead of a figure.
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    kind_box = widgets.Dropdown(options=list(STREAM_KINDS), value="random separable", description="stream")
+    margin_box = widgets.FloatLogSlider(value=0.1, base=10, min=-1.3, max=-0.1, step=0.05, description="margin γ")
+    dim_box = widgets.IntSlider(value=10, min=1, max=200, description="dimension")
+    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
+
+    def draw(kind: str, margin: float, n_features: int, seed: int) -> None:
+        try:
+            result = compare_perceptron(kind, margin, n_features, np.random.default_rng(seed))
+        except ValueError as error:  # e.g. a margin too large for the dimension
+            print(error)
+            return
+        plot_perceptron_comparison(result)
+        plt.tight_layout()
+        print(
+            f"R = {result['radius']:.4f}, gamma = {result['margin']:.4f}: "
+            f"{result['mistakes']} mistakes, {result['updates']} updates, "
+            f"R^2/gamma^2 = {result['bound']:.2f}"
+        )
+        if result["note"]:
+            print(result["note"])
+        plt.show()
+
+    # Drawn on demand (a "Draw" button), not on every slider move and not when the
+    # panel is created: nothing is computed or printed while a book build executes the
+    # cell. (nbclient's stand-in for the Output widget sends a message on the shell
+    # channel for each output printed into the widget, and that can stall the
+    # execution of the cell until its timeout; see jupyter/nbclient issue 312.)
+    return widgets.interactive(
+        draw, {"manual": True, "manual_name": "Draw"},
+        kind=kind_box, margin=margin_box, n_features=dim_box, seed=seed_box,
+    )
