@@ -152,4 +152,11 @@ def mistake_explorer(seed: int = 0):
             print(result["note"])
         plt.show()
 
-    return widgets.interactive(draw, class_name=class_box, size=size_box, adversary=adversary_box, seed=seed_box)
+    return widgets.interactive(
+        draw,
+        # draw on a button press only: output printed while the cell executes can
+        # stall nbclient for its whole timeout (jupyter/nbclient#312)
+        {"manual": True, "manual_name": "Draw"},
+        class_name=class_box, size=size_box, adversary=adversary_box,
+        seed=seed_box,
+    )

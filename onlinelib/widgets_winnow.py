@@ -732,5 +732,9 @@ def winnow_explorer(seed: int = 0) -> Any:
         plt.show()
 
     return widgets.interactive(
-        draw, alpha=alpha_box, theta_over_n=ratio_box, n_features=n_box, n_relevant=k_box, seed=seed_box
+        draw,
+        # draw on a button press only: output printed while the cell executes can
+        # stall nbclient for its whole timeout (jupyter/nbclient#312)
+        {"manual": True, "manual_name": "Draw"},
+        alpha=alpha_box, theta_over_n=ratio_box, n_features=n_box, n_relevant=k_box, seed=seed_box,
     )

@@ -437,4 +437,11 @@ def winnow1_explorer(seed: int = 0):
             print(result["note"])
         plt.show()
 
-    return widgets.interactive(draw, lg_n=lg_n_box, k=k_box, ratio=ratio_box, stream=stream_box, seed=seed_box)
+    return widgets.interactive(
+        draw,
+        # draw on a button press only: output printed while the cell executes can
+        # stall nbclient for its whole timeout (jupyter/nbclient#312)
+        {"manual": True, "manual_name": "Draw"},
+        lg_n=lg_n_box, k=k_box, ratio=ratio_box, stream=stream_box,
+        seed=seed_box,
+    )

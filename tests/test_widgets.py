@@ -159,7 +159,7 @@ def test_mistake_explorer_builds_and_limits_size():
     from onlinelib.widgets import mistake_explorer
 
     panel = mistake_explorer(seed=3)
-    assert panel.kwargs == {"class_name": "thresholds", "size": 31, "adversary": "one per round", "seed": 3}
+    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"class_name": "thresholds", "size": 31, "adversary": "one per round", "seed": 3}
     class_box, size_box = panel.children[0], panel.children[1]
     class_box.value = "all concepts"
     assert (size_box.min, size_box.max, size_box.value, size_box.description) == (1, 7, 7, "points")

@@ -457,7 +457,7 @@ def test_winnow_explorer_builds_and_draws():
     from onlinelib.widgets_winnow import winnow_explorer
 
     panel = winnow_explorer(seed=2)
-    assert panel.kwargs == {"alpha": 1.5, "theta_over_n": 1.0, "n_features": 64, "n_relevant": 1, "seed": 2}
+    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"alpha": 1.5, "theta_over_n": 1.0, "n_features": 64, "n_relevant": 1, "seed": 2}
     plt.close("all")
     # ipywidgets swallows exceptions while redrawing, so call the drawing function itself,
     # including corners: k > N is clamped, theta/N * N < 1 is raised to 1.

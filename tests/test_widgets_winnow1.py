@@ -282,7 +282,7 @@ def test_explorer_builds():
     from onlinelib.widgets_winnow1 import winnow1_explorer
 
     panel = winnow1_explorer(seed=2)
-    assert panel.kwargs == {"lg_n": 10, "k": 4, "ratio": 0.5, "stream": "sparse random", "seed": 2}
+    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"lg_n": 10, "k": 4, "ratio": 0.5, "stream": "sparse random", "seed": 2}
 
 
 @pytest.mark.parametrize("stream", STREAMS)
