@@ -258,7 +258,10 @@ def disjunction_stream(
     ``density`` (default chosen so that about half the examples are positive:
     1 - 2^(-1/k)), or, with ``active=a``, exactly a ones at uniformly random
     positions. With ``sparse=True`` the examples are returned as a CSR matrix,
-    which is how ``Winnow2`` takes 10^4 features with 20 active bits.
+    which is how ``Winnow2`` takes 10^4 features with 20 active bits. The same
+    seed gives the same stream either way. With ``active=`` the stream is built
+    in memory proportional to its ones; with ``density`` the dense (length, n)
+    draw is made first.
 
     Returns
     -------
@@ -281,12 +284,7 @@ def disjunction_stream(
             raise ValueError(f"active must be at most n_features ({n}), got {a}")
         if density is not None:
             raise ValueError("give at most one of density and active")
-        # a distinct random positions per row: the first a columns of a random permutation key
-        keys = rng.random((length, n)) if n <= 4096 else None
-        if keys is not None:
-            cols = np.sort(np.argpartition(keys, a - 1, axis=1)[:, :a], axis=1)
-        else:
-            cols = np.sort(np.array([rng.choice(n, size=a, replace=False) for _ in range(length)]), axis=1)
+        cols = _distinct_columns(n, a, length, rng)
         indptr = np.arange(0, a * length + 1, a)
         X = sp.csr_matrix((np.ones(a * length, dtype=np.float64), cols.ravel(), indptr), shape=(length, n))
     else:
@@ -300,6 +298,26 @@ def disjunction_stream(
     if active is not None and not sparse:
         X = X.toarray().astype(np.uint8)
     return X, y, relevant
+
+
+def _distinct_columns(n: int, a: int, length: int, rng: np.random.Generator) -> np.ndarray:
+    """``length`` rows of ``a`` distinct columns out of n, uniform, sorted; memory O(length * a)."""
+    if a * a <= n:
+        # Rejection: redraw the rows that repeat a column. A row repeats with
+        # probability below a^2 / (2n) <= 1/2, so a few passes suffice.
+        cols = np.sort(rng.integers(n, size=(length, a)), axis=1)
+        while True:
+            bad = np.flatnonzero((np.diff(cols, axis=1) == 0).any(axis=1))
+            if bad.size == 0:
+                return cols
+            cols[bad] = np.sort(rng.integers(n, size=(bad.size, a)), axis=1)
+    # Many active columns: the a smallest of n random keys, a chunk of rows at a time.
+    out = np.empty((length, a), dtype=np.int64)
+    chunk = max(1, 2**22 // n)
+    for start in range(0, length, chunk):
+        keys = rng.random((min(chunk, length - start), n))
+        out[start : start + len(keys)] = np.sort(np.argpartition(keys, a - 1, axis=1)[:, :a], axis=1)
+    return out
 
 
 def winnow1_promotion_adversary(n_features: int, n_relevant: int, theta: float | None = None):
