@@ -275,7 +275,28 @@ class Perceptron(_ThresholdLearner):
         self.n_updates += 1
 
 
-class Winnow1(_ThresholdLearner):
+class _Winnow(_ThresholdLearner):
+    """What Winnow1 and Winnow2 share: Boolean inputs, weights starting at 1, a threshold, promotions."""
+
+    boolean_inputs = True
+
+    def __init__(self, n_features: int, theta: float | None, default_theta: float):
+        super().__init__(n_features)
+        self.threshold = default_theta if theta is None else _check_positive_float(theta, "theta")
+        self.weights = np.ones(self.n_features)
+        self.promotions = 0
+
+    @property
+    def theta(self) -> float:
+        return self.threshold
+
+    @staticmethod
+    def _active(row: Any) -> np.ndarray:
+        """The indices of the features that are 1 in a checked row."""
+        return row.indices if sp.issparse(row) else np.flatnonzero(row)
+
+
+class Winnow1(_Winnow):
     """Littlestone's Winnow1 for monotone disjunctions (chapter 2, Lemmas 1-3).
 
     Weights start at 1 and the threshold is ``theta`` (default n/2). Predicts +1
@@ -290,21 +311,12 @@ class Winnow1(_ThresholdLearner):
         The lecture's u and v.
     """
 
-    boolean_inputs = True
-
     def __init__(self, n_features: int, theta: float | None = None):
-        super().__init__(n_features)
-        self.threshold = self.n_features / 2 if theta is None else _check_positive_float(theta, "theta")
-        self.weights = np.ones(self.n_features)
-        self.promotions = 0
+        super().__init__(n_features, theta, default_theta=_check_positive_int(n_features, "n_features") / 2)
         self.eliminations = 0
 
-    @property
-    def theta(self) -> float:
-        return self.threshold
-
     def _change(self, row: Any, y: int, score: float) -> None:
-        active = row.indices if sp.issparse(row) else np.flatnonzero(row)
+        active = self._active(row)
         if y == 1:
             self.weights[active] *= 2.0
             self.promotions += 1
@@ -313,7 +325,7 @@ class Winnow1(_ThresholdLearner):
             self.eliminations += 1
 
 
-class Winnow2(_ThresholdLearner):
+class Winnow2(_Winnow):
     """Littlestone's Winnow with promotion and demotion by a factor alpha (chapter 4).
 
     Weights start at 1. Predicts +1 iff w.x > theta (or >= theta with
@@ -341,23 +353,14 @@ class Winnow2(_ThresholdLearner):
         The proof's m+ and m- (mistakes on positive and on negative examples).
     """
 
-    boolean_inputs = True
-
     def __init__(self, n_features: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = False):
-        super().__init__(n_features)
+        super().__init__(n_features, theta, default_theta=float(_check_positive_int(n_features, "n_features")))
         self.alpha = _check_positive_float(alpha, "alpha", above=1.0, what="> 1")
-        self.threshold = float(self.n_features) if theta is None else _check_positive_float(theta, "theta")
         self.positive_at_threshold = bool(positive_at_threshold)
-        self.weights = np.ones(self.n_features)
-        self.promotions = 0
         self.demotions = 0
 
-    @property
-    def theta(self) -> float:
-        return self.threshold
-
     def _change(self, row: Any, y: int, score: float) -> None:
-        active = row.indices if sp.issparse(row) else np.flatnonzero(row)
+        active = self._active(row)
         if y == 1:
             self.weights[active] *= self.alpha
             self.promotions += 1
