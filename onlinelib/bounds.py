@@ -8,6 +8,7 @@ alpha = 2 bound, and the Elimination bound.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -28,6 +29,12 @@ __all__ = [
     "winnow2_bound",
     "notes_winnow_bound",
     "elimination_bound",
+    "wma_bound",
+    "wma_bound_standard",
+    "rwma_bound",
+    "rwma_bound_standard",
+    "tuned_eta",
+    "rwma_tuned_regret_bound",
 ]
 
 
@@ -176,3 +183,67 @@ def elimination_bound(n_features: int, n_literals: int, monotone: bool = False) 
     if k > n:
         raise ValueError(f"n_literals must be at most n_features ({n}), got {k}")
     return n - k if monotone else n + 1 - k
+
+
+# -- prediction with expert advice (chapter 5) ---------------------------------------------
+
+
+def _check_experts(n_experts: Any, best_mistakes: Any) -> tuple[int, int]:
+    return _check_count(n_experts, "n_experts"), _check_count(best_mistakes, "best_mistakes", low=0)
+
+
+def _check_eta_in(eta: Any, high: float) -> float:
+    eta = _check_real(eta, "eta")
+    if eta > high:
+        raise ValueError(f"eta must be in (0, {high:g}] for this bound, got {eta}")
+    return eta
+
+
+def wma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
+    """[ln N + m ln(1/(1-eta))] / ln(1/(1-eta/2)): Weighted Majority's exact bound (chapter 5).
+
+    Valid for eta in (0, 1]. At eta = 1 it is lg N when the best expert makes no
+    mistake (Weighted Majority is then Halving) and infinite otherwise.
+    """
+    n, m = _check_experts(n_experts, best_mistakes)
+    eta = _check_eta_in(eta, 1.0)
+    if eta == 1.0:
+        return math.log2(n) if m == 0 else math.inf
+    return (math.log(n) - m * math.log1p(-eta)) / -math.log1p(-eta / 2)
+
+
+def wma_bound_standard(n_experts: int, best_mistakes: int, eta: float) -> float:
+    """2(1 + eta) m + 2 ln N / eta: the textbook form of Weighted Majority's bound, for eta <= 1/2."""
+    n, m = _check_experts(n_experts, best_mistakes)
+    eta = _check_eta_in(eta, 0.5)
+    return 2 * (1 + eta) * m + 2 * math.log(n) / eta
+
+
+def rwma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
+    """[ln N + m ln(1/(1-eta))] / eta: Randomized Weighted Majority's exact bound on E[M] (chapter 5)."""
+    n, m = _check_experts(n_experts, best_mistakes)
+    eta = _check_eta_in(eta, 1.0)
+    if eta == 1.0:
+        return math.log(n) if m == 0 else math.inf
+    return (math.log(n) - m * math.log1p(-eta)) / eta
+
+
+def rwma_bound_standard(n_experts: int, best_mistakes: int, eta: float) -> float:
+    """(1 + eta) m + ln N / eta: the textbook form of RWMA's bound on E[M], for eta <= 1/2."""
+    n, m = _check_experts(n_experts, best_mistakes)
+    eta = _check_eta_in(eta, 0.5)
+    return (1 + eta) * m + math.log(n) / eta
+
+
+def tuned_eta(n_experts: int, horizon: int) -> float:
+    """eta = sqrt(ln N / T), capped at 1/2: the rate that gives E[regret] <= 2 sqrt(T ln N)."""
+    n = _check_count(n_experts, "n_experts")
+    horizon = _check_count(horizon, "horizon")
+    return min(0.5, math.sqrt(math.log(n) / horizon)) if n > 1 else 0.5
+
+
+def rwma_tuned_regret_bound(n_experts: int, horizon: int) -> float:
+    """2 sqrt(T ln N): RWMA's expected regret with eta = sqrt(ln N / T) when that is <= 1/2."""
+    n = _check_count(n_experts, "n_experts")
+    horizon = _check_count(horizon, "horizon")
+    return 2 * math.sqrt(horizon * math.log(n))

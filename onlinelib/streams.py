@@ -345,3 +345,79 @@ def winnow1_promotion_adversary(n_features: int, n_relevant: int, theta: float |
     X = np.zeros((len(rows), n), dtype=np.uint8)
     X[np.arange(len(rows)), rows] = 1
     return X, np.ones(len(rows), dtype=np.int8), np.arange(k)
+
+
+# -- expert streams (chapter 5) -------------------------------------------------------------
+
+
+def _outcomes(T: int, rng: np.random.Generator) -> np.ndarray:
+    return np.where(rng.random(T) < 0.5, 1, -1).astype(np.int8)
+
+
+def iid_experts(horizon: int, accuracies, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Uniform outcomes and N experts, expert i right independently with probability accuracies[i].
+
+    Returns P (T, N) and y (T,), entries ±1 (int8).
+    """
+    T = _check_count(horizon, "horizon")
+    acc = np.asarray(accuracies, dtype=float)
+    if acc.ndim != 1 or acc.size == 0 or not np.all((acc >= 0) & (acc <= 1)):
+        raise ValueError(f"accuracies must be a non-empty 1-D array of probabilities in [0, 1], got {accuracies!r}")
+    rng = check_rng(rng)
+    y = _outcomes(T, rng)
+    right = rng.random((T, acc.size)) < acc
+    P = np.where(right, y[:, None], -y[:, None]).astype(np.int8)
+    return P, y
+
+
+def planted_best_expert(horizon: int, n_experts: int, best_mistakes: int, rng: np.random.Generator):
+    """Outcomes and N experts where expert 0 makes exactly m mistakes and every other expert more.
+
+    The others guess at random (right with probability 1/2), then get extra
+    mistakes where needed so that each makes at least m + 1. Returns P, y.
+    """
+    T = _check_count(horizon, "horizon")
+    n = _check_count(n_experts, "n_experts")
+    m = _check_count(best_mistakes, "best_mistakes", low=0)
+    if m >= T:
+        raise ValueError(f"best_mistakes must be smaller than horizon ({T}) so that other experts can do worse, got {m}")
+    rng = check_rng(rng)
+    y = _outcomes(T, rng)
+    wrong = rng.random((T, n)) < 0.5
+    wrong[:, 0] = False
+    wrong[rng.choice(T, size=m, replace=False), 0] = True
+    for i in range(1, n):
+        short = m + 1 - int(wrong[:, i].sum())
+        if short > 0:
+            wrong[rng.choice(np.flatnonzero(~wrong[:, i]), size=short, replace=False), i] = True
+    P = np.where(wrong, -y[:, None], y[:, None]).astype(np.int8)
+    return P, y
+
+
+def wma_adversary(horizon: int, n_experts: int, eta: float, rng: np.random.Generator):
+    """An adaptive adversary that makes deterministic Weighted Majority err in every round (chapter 5).
+
+    Each round the experts' advice is drawn at random, and the outcome is set to
+    the opposite of what Weighted Majority(eta) predicts on it. So M = T, while
+    the best expert errs about half the time: WMA's regret grows linearly in T.
+    Returns P, y.
+    """
+    from .experts import WeightedMajority
+
+    T = _check_count(horizon, "horizon")
+    n = _check_count(n_experts, "n_experts")
+    rng = check_rng(rng)
+    learner = WeightedMajority(n, eta)
+    P = np.where(rng.random((T, n)) < 0.5, 1, -1).astype(np.int8)
+    y = np.empty(T, dtype=np.int8)
+    for t in range(T):
+        y[t] = -learner.predict(P[t])
+        learner.update(P[t], int(y[t]))
+    return P, y
+
+
+def concept_experts(concept_class: ConceptClass, X) -> np.ndarray:
+    """The concepts of a finite class as experts: P[t, c] = c(x_t) (chapter 5, the link to Halving)."""
+    cls = _check_class(concept_class)
+    X = cls.check_instances(X)
+    return np.where(cls.by_instance[X], 1, -1).astype(np.int8)
