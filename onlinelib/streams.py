@@ -408,6 +408,11 @@ def wma_adversary(horizon: int, n_experts: int, eta: float, rng: np.random.Gener
     n = _check_count(n_experts, "n_experts")
     rng = check_rng(rng)
     learner = WeightedMajority(n, eta)
+    if learner.eta == 1.0:
+        raise ValueError(
+            "eta must be below 1 for this adversary: with eta = 1 (Halving) every expert soon errs "
+            "and no weight is left to predict with"
+        )
     P = np.where(rng.random((T, n)) < 0.5, 1, -1).astype(np.int8)
     y = np.empty(T, dtype=np.int8)
     for t in range(T):

@@ -1,0 +1,524 @@
+"""Tests for onlinelib.experts: Weighted Majority and Randomized Weighted Majority (chapter 5)."""
+import math
+from fractions import Fraction
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from onlinelib import (
+    Halving,
+    RandomizedWeightedMajority,
+    WeightedMajority,
+    all_concepts,
+    concept_experts,
+    iid_experts,
+    monotone_disjunctions,
+    randomized_halving_expected_mistakes,
+    run,
+    rwma_bound,
+    rwma_bound_standard,
+    simulate_randomized_weighted_majority,
+    singletons,
+    thresholds,
+    weighted_majority_run,
+    wma_adversary,
+    wma_bound,
+    wma_bound_standard,
+)
+from onlinelib.experts import check_eta, check_expert_stream
+
+PROPERTY = settings(max_examples=100, deadline=None, database=None)
+
+# Hand-worked example: 3 experts, eta = 1/2, 4 rounds (weights are powers of 2, so all exact).
+#   round 1: w = [1, 1, 1],        advice [+,-,-], vote -1 -> predict -1, y = +1 (mistake), F = 2/3
+#   round 2: w = [1, 1/2, 1/2],    advice [-,+,+], vote  0 -> tie, predict +1, y = -1 (mistake), F = 1/2
+#   round 3: w = [1, 1/4, 1/4],    advice [-,+,-], vote -1 -> predict -1, y = +1 (mistake), F = 5/6
+#   round 4: w = [1/2, 1/4, 1/8],  advice [+,-,+], vote +> 0 -> predict +1, y = +1, F = 2/7
+# Phi = 3, 2, 3/2, 7/8, 3/4; expert mistakes [1, 3, 3].
+HAND_P = np.array([[1, -1, -1], [-1, 1, 1], [-1, 1, -1], [1, -1, 1]])
+HAND_Y = np.array([1, -1, 1, 1])
+HAND_PRED = [-1, 1, -1, 1]
+HAND_F = [2 / 3, 1 / 2, 5 / 6, 2 / 7]
+HAND_PHI = [3, 2, 1.5, 0.875, 0.75]
+HAND_WEIGHTS = [[1, 1, 1], [1, 0.5, 0.5], [1, 0.25, 0.25], [1, 0.5, 0.25], [1, 0.25, 0.25]]
+
+
+def play_class(P, y, eta):
+    """Drive the per-round class by hand, recording predictions, F_t, weights and ln Phi."""
+    learner = WeightedMajority(P.shape[1], eta)
+    preds, fracs, weights, logphi = [], [], [learner.weights.copy()], [learner.log_potential]
+    for x, label in zip(P, y):
+        preds.append(learner.predict(x))
+        fracs.append(learner.wrong_fraction(x, int(label)))
+        learner.update(x, int(label))
+        weights.append(learner.weights.copy())
+        logphi.append(learner.log_potential)
+    return np.array(preds), np.array(fracs), np.array(weights), np.array(logphi), learner
+
+
+# -- 1. hand-worked cases ------------------------------------------------------------------
+
+
+def test_hand_example_vectorised():
+    r = weighted_majority_run(HAND_P, HAND_Y, 0.5)
+    assert r.predictions.tolist() == HAND_PRED  # includes the exact tie in round 2 going to +1
+    assert r.labels.tolist() == HAND_Y.tolist()
+    np.testing.assert_allclose(r.wrong_fraction, HAND_F, rtol=1e-15)
+    assert r.expert_mistakes.tolist() == [1, 3, 3]
+    assert r.mistakes == 3 and r.best_expert_mistakes == 1
+    assert r.expected_mistakes == pytest.approx(sum(HAND_F), rel=1e-15)
+    np.testing.assert_allclose(r.log_potential, np.log(HAND_PHI), rtol=1e-14, atol=1e-15)
+    assert r.log_potential[0] == pytest.approx(math.log(3), rel=1e-15)
+    # ln Phi_T = ln sum_i (1 - eta)^{c_i}
+    assert r.log_potential[-1] == pytest.approx(math.log(sum(0.5 ** c for c in [1, 3, 3])), rel=1e-14)
+
+
+def test_hand_example_class():
+    preds, fracs, weights, logphi, learner = play_class(HAND_P, HAND_Y, 0.5)
+    assert preds.tolist() == HAND_PRED
+    np.testing.assert_allclose(fracs, HAND_F, rtol=1e-15)
+    np.testing.assert_array_equal(weights, HAND_WEIGHTS)
+    np.testing.assert_allclose(logphi, np.log(HAND_PHI), rtol=1e-14, atol=1e-15)
+    assert learner.expert_mistakes.tolist() == [1, 3, 3] and learner.rounds == 4
+
+
+def test_tie_goes_to_plus_one():
+    # two experts, equal weight, opposite advice: an exact tie in either orientation
+    for x in ([1, -1], [-1, 1]):
+        assert WeightedMajority(2, 0.3).predict(x) == 1
+        assert weighted_majority_run([x], [1], 0.3).predictions.tolist() == [1]
+    # a tie reached after updates: weights [1/2, 1/4, 1/4], advice [-,+,+]
+    learner = WeightedMajority(3, 0.5)
+    learner.update([1, 1, 1], -1)  # everyone wrong: relative weights stay 1
+    learner.update([1, -1, -1], -1)  # experts 1, 2 right, expert 0 wrong
+    learner.update([1, 1, 1], 1)
+    learner.update([-1, 1, -1], -1)  # expert 1 wrong
+    learner.update([-1, -1, 1], -1)  # expert 2 wrong
+    np.testing.assert_array_equal(learner.weights, [1, 1, 1])  # counts 2,2,2
+    learner.update([-1, 1, 1], 1)  # counts 3, 2, 2
+    np.testing.assert_array_equal(learner.weights, [0.5, 1, 1])
+    assert learner.predict([1, 1, -1]) == 1  # 1/2 + 1 - 1 > 0
+    assert learner.predict([-1, 1, -1]) == -1  # -1/2 + 1 - 1 < 0
+
+
+def test_eta_one_zeroes_wrong_experts():
+    P = np.array([[1, -1, -1], [-1, 1, 1], [1, -1, -1]])
+    y = np.array([1, -1, 1])
+    r = weighted_majority_run(P, y, 1.0)
+    assert r.predictions.tolist() == [-1, -1, 1]
+    np.testing.assert_allclose(r.wrong_fraction, [2 / 3, 0, 0])
+    np.testing.assert_allclose(r.log_potential, [math.log(3), 0, 0, 0], atol=1e-15)
+    preds, fracs, weights, logphi, _ = play_class(P, y, 1.0)
+    assert preds.tolist() == [-1, -1, 1]
+    np.testing.assert_array_equal(weights[1:], [[1, 0, 0]] * 3)
+    np.testing.assert_allclose(logphi, [math.log(3), 0, 0, 0], atol=1e-15)
+
+
+def test_log_potential_endpoints_random():
+    rng = np.random.default_rng(1)
+    for eta in (0.1, 0.5, 0.9):
+        P, y = iid_experts(300, [0.8, 0.6, 0.5, 0.3], rng)
+        r = weighted_majority_run(P, y, eta)
+        assert r.log_potential.shape == (301,)
+        assert r.log_potential[0] == pytest.approx(math.log(4), rel=1e-15)
+        c = (P != y[:, None]).sum(axis=0)
+        np.testing.assert_array_equal(r.expert_mistakes, c)
+        exact = math.log(sum((1 - eta) ** int(ci) for ci in c))
+        assert r.log_potential[-1] == pytest.approx(exact, rel=1e-12)
+
+
+def test_rwma_class_reproducible_with_seed():
+    rng = np.random.default_rng(5)
+    P = np.where(rng.random((200, 5)) < 0.5, 1, -1)
+    y = np.where(rng.random(200) < 0.5, 1, -1)
+    a = run(RandomizedWeightedMajority(5, 0.3, np.random.default_rng(42)), P, y)
+    b = run(RandomizedWeightedMajority(5, 0.3, np.random.default_rng(42)), P, y)
+    c = run(RandomizedWeightedMajority(5, 0.3, np.random.default_rng(43)), P, y)
+    np.testing.assert_array_equal(a.predictions, b.predictions)
+    assert not np.array_equal(a.predictions, c.predictions)  # 200 rounds of random picks on random advice
+    # every prediction is the advice of some expert
+    assert all(p in row for p, row in zip(a.predictions, P))
+
+
+def test_rwma_class_follows_only_expert_with_weight():
+    # eta = 1 after round 1 only expert 2 has weight: RWMA must copy it every time
+    learner = RandomizedWeightedMajority(3, 1.0, np.random.default_rng(0))
+    learner.update([-1, -1, 1], 1)
+    for _ in range(50):
+        assert learner.predict([1, 1, -1]) == -1
+
+
+def test_rwma_class_pick_frequencies():
+    # weights [1, 1/2, 1/4] (eta = 1/2, counts 0, 1, 2): P(follow expert 0) = 4/7.
+    # 20000 draws, sd = sqrt(4/7 * 3/7 / 20000) = 0.0035; 5 sd tolerance.
+    learner = RandomizedWeightedMajority(3, 0.5, np.random.default_rng(11))
+    learner.update([1, -1, -1], 1)
+    learner.update([1, 1, -1], 1)
+    np.testing.assert_array_equal(learner.weights, [1, 0.5, 0.25])
+    picks = np.array([learner.predict([1, -1, -1]) for _ in range(20000)])
+    assert abs(np.mean(picks == 1) - 4 / 7) < 5 * math.sqrt(4 / 7 * 3 / 7 / 20000)
+
+
+# -- 2. class vs vectorised run --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eta", [1.0, 0.5, 0.75, 1 / 3, 0.1])
+def test_class_matches_vectorised_run(eta):
+    rng = np.random.default_rng(int(eta * 1000))
+    ties = 0
+    for trial in range(12):
+        N = int(rng.choice([2, 4, 6]))
+        T = int(rng.integers(1, 80))
+        P = np.where(rng.random((T, N)) < 0.5, 1, -1).astype(np.int8)
+        y = np.where(rng.random(T) < 0.5, 1, -1).astype(np.int8)
+        if eta == 1.0:
+            P[:, 0] = y  # Halving needs a perfect expert
+        r = weighted_majority_run(P, y, eta)
+        trace = run(WeightedMajority(N, eta), P, y, observe={"lnPhi": lambda L: L.log_potential})
+        np.testing.assert_array_equal(trace.predictions, r.predictions)
+        np.testing.assert_allclose(trace.observed["lnPhi"], r.log_potential, rtol=1e-12, atol=1e-12)
+        preds, fracs, _, _, learner = play_class(P, y, eta)
+        np.testing.assert_array_equal(preds, r.predictions)
+        np.testing.assert_allclose(fracs, r.wrong_fraction, rtol=1e-12, atol=1e-15)
+        np.testing.assert_array_equal(learner.expert_mistakes, r.expert_mistakes)
+        ties += int(np.sum(np.isclose(r.wrong_fraction, 0.5)))
+    if eta in (1.0, 0.5):
+        assert ties > 0  # the streams really exercised the tie rule
+
+
+# -- 3. eta = 1 is Halving on concept experts --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cls", [thresholds(7), singletons(6), all_concepts(4), monotone_disjunctions(3)], ids=lambda c: c.name
+)
+def test_eta_one_is_halving(cls):
+    rng = np.random.default_rng(cls.size)
+    for _ in range(10):
+        target = int(rng.integers(cls.size))
+        X = rng.integers(cls.n_instances, size=int(rng.integers(1, 40)))
+        y = cls.labels(target, X)
+        P = concept_experts(cls, X)
+        r = weighted_majority_run(P, y, 1.0)
+        trace = run(Halving(cls), X, y)
+        np.testing.assert_array_equal(r.predictions, trace.predictions)
+        assert r.best_expert_mistakes == 0 and r.expert_mistakes[target] == 0
+        expected = randomized_halving_expected_mistakes(cls, X, y)
+        assert isinstance(expected, Fraction)
+        assert r.expected_mistakes == pytest.approx(float(expected), abs=1e-9)
+        # ln Phi_t = ln |V_t|
+        sizes = run(Halving(cls), X, y, observe={"V": lambda L: L.size}).observed["V"]
+        np.testing.assert_allclose(r.log_potential, np.log(sizes), atol=1e-9)
+
+
+# -- 4. property tests: the bounds and the proof's potential steps ----------------------------
+
+
+@st.composite
+def expert_streams(draw, min_eta=1e-3, max_eta=1.0):
+    # min_eta > 0: a tiny eta is valid but builds a huge power table (see the bug test below)
+    T = draw(st.integers(1, 60))
+    N = draw(st.integers(1, 8))
+    signs = st.sampled_from([-1, 1])
+    P = draw(hnp.arrays(np.int8, (T, N), elements=signs))
+    y = draw(hnp.arrays(np.int8, (T,), elements=signs))
+    eta = draw(st.floats(min_eta, max_eta, exclude_max=True))
+    return P, y, eta
+
+
+@PROPERTY
+@given(expert_streams())
+def test_property_wma_and_rwma_bounds(stream):
+    P, y, eta = stream
+    N = P.shape[1]
+    r = weighted_majority_run(P, y, eta)
+    M, m = r.mistakes, r.best_expert_mistakes
+    assert M <= wma_bound(N, m, eta) + 1e-9
+    assert r.expected_mistakes <= rwma_bound(N, m, eta) + 1e-9
+    if eta <= 0.5:
+        assert M <= wma_bound_standard(N, m, eta) + 1e-9
+        assert r.expected_mistakes <= rwma_bound_standard(N, m, eta) + 1e-9
+    # M is the count of rounds where WMA errs; E[M] = sum F_t
+    assert M == int(np.sum(r.predictions != y))
+    assert m == int((P != y[:, None]).sum(axis=0).min())
+
+
+@PROPERTY
+@given(expert_streams(max_eta=0.5))
+def test_property_standard_bounds(stream):
+    P, y, eta = stream
+    N = P.shape[1]
+    r = weighted_majority_run(P, y, eta)
+    M, m = r.mistakes, r.best_expert_mistakes
+    assert M <= wma_bound_standard(N, m, eta) + 1e-9
+    assert r.expected_mistakes <= rwma_bound_standard(N, m, eta) + 1e-9
+    # the exact bounds are at least as tight as the standard forms
+    assert wma_bound(N, m, eta) <= wma_bound_standard(N, m, eta) + 1e-9
+    assert rwma_bound(N, m, eta) <= rwma_bound_standard(N, m, eta) + 1e-9
+
+
+@PROPERTY
+@given(expert_streams())
+def test_property_potential_steps(stream):
+    P, y, eta = stream
+    r = weighted_majority_run(P, y, eta)
+    F, lp = r.wrong_fraction, r.log_potential
+    assert np.all((F >= 0) & (F <= 1))
+    assert lp[0] == pytest.approx(math.log(P.shape[1]), abs=1e-15)
+    drops = lp[:-1] - lp[1:]
+    assert np.all(drops >= -1e-12)  # weights never increase
+    errs = r.predictions != y
+    assert np.all(F[errs] >= 0.5 - 1e-12)  # when WMA errs at least half the weight is wrong
+    assert np.all(drops[errs] >= -math.log1p(-eta / 2) - 1e-12)
+    m = r.best_expert_mistakes
+    assert lp[-1] >= m * math.log1p(-eta) - 1e-9
+    # Phi_T <= N (1 - eta/2)^M
+    assert lp[-1] <= math.log(P.shape[1]) + r.mistakes * math.log1p(-eta / 2) + 1e-9
+    c = r.expert_mistakes
+    if eta <= 0.999:  # closer to 1, ln(1 - eta F_t) is ill-conditioned (see test_log_potential_eta_near_one_bug)
+        assert lp[-1] == pytest.approx(math.log(np.sum((1 - eta) ** c.astype(float))), rel=1e-9, abs=1e-9)
+
+
+@PROPERTY
+@given(expert_streams(max_eta=1.0))
+def test_property_class_weights_normalised(stream):
+    P, y, eta = stream
+    preds, fracs, weights, logphi, _ = play_class(P, y, eta)
+    assert np.all(weights.max(axis=1) == 1.0)
+    assert np.all((weights >= 0) & (weights <= 1))
+    assert np.all((fracs >= 0) & (fracs <= 1))
+    counts = np.vstack([np.zeros(P.shape[1], int), np.cumsum(P != y[:, None], axis=0)])
+    expected = (1 - eta) ** (counts - counts.min(axis=1, keepdims=True)).astype(float)
+    np.testing.assert_allclose(weights, expected, rtol=1e-12, atol=1e-300)
+    r = weighted_majority_run(P, y, eta)
+    np.testing.assert_array_equal(preds, r.predictions)
+
+
+# -- 5. Monte Carlo -------------------------------------------------------------------------------
+
+
+def _mc_check(P, y, eta, seed):
+    # Fixed seed. The 4-standard-error tolerance means a correct implementation fails for a
+    # fresh seed with probability about P(|Z| > 4) = 6.3e-5 < 1e-4 (20000 trials: CLT is accurate).
+    r = weighted_majority_run(P, y, eta)
+    sample = simulate_randomized_weighted_majority(P, y, eta, 20000, np.random.default_rng(seed))
+    assert sample.shape == (20000,) and np.issubdtype(sample.dtype, np.integer)
+    assert sample.min() >= 0 and sample.max() <= len(y)
+    se = sample.std(ddof=1) / math.sqrt(len(sample))
+    assert se > 0
+    assert abs(sample.mean() - r.expected_mistakes) < 4 * se
+
+
+def test_monte_carlo_iid():
+    P, y = iid_experts(200, [0.8, 0.7, 0.6, 0.5, 0.5], np.random.default_rng(3))
+    _mc_check(P, y, 0.3, seed=1234)
+
+
+def test_monte_carlo_adversarial():
+    P, y = wma_adversary(200, 6, 0.5, np.random.default_rng(4))
+    _mc_check(P, y, 0.5, seed=99)
+
+
+def test_simulation_reproducible_and_eta_one():
+    P, y = iid_experts(100, [0.9, 0.6, 0.5], np.random.default_rng(8))
+    a = simulate_randomized_weighted_majority(P, y, 0.4, 500, np.random.default_rng(7))
+    b = simulate_randomized_weighted_majority(P, y, 0.4, 500, np.random.default_rng(7))
+    c = simulate_randomized_weighted_majority(P, y, 0.4, 500, np.random.default_rng(8))
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    # a perfect expert alone (N = 1) is never wrong; an always-wrong expert alone is always wrong
+    assert simulate_randomized_weighted_majority(y[:, None], y, 0.4, 50, np.random.default_rng(0)).tolist() == [0] * 50
+    assert simulate_randomized_weighted_majority(-y[:, None], y, 0.4, 5, np.random.default_rng(0)).tolist() == [100] * 5
+
+
+def test_simulation_eta_one_matches_randomized_halving():
+    cls = thresholds(10)
+    rng = np.random.default_rng(21)
+    X = rng.integers(cls.n_instances, size=60)
+    y = cls.labels(4, X)
+    P = concept_experts(cls, X)
+    sample = simulate_randomized_weighted_majority(P, y, 1.0, 20000, np.random.default_rng(5))
+    exact = float(randomized_halving_expected_mistakes(cls, X, y))
+    se = sample.std(ddof=1) / math.sqrt(len(sample))
+    assert abs(sample.mean() - exact) < 4 * se  # fresh-seed failure prob < 1e-4, as above
+
+
+# -- 6. long run -----------------------------------------------------------------------------
+
+
+def test_long_run_no_underflow():
+    T = 10**6
+    P, y = iid_experts(T, [0.9, 0.7, 0.5, 0.5, 0.3], np.random.default_rng(2024))
+    r = weighted_majority_run(P, y, 0.5)
+    assert np.all(np.isfinite(r.log_potential))
+    assert np.all((r.wrong_fraction >= 0) & (r.wrong_fraction <= 1))
+    assert set(np.unique(r.predictions)) == {-1, 1}
+    # ln Phi_T should be ~ 10^5 ln(1/2): far below where exp underflows, yet exact
+    c = r.expert_mistakes.astype(float)
+    lw = c * math.log(0.5)
+    exact = lw.max() + math.log(np.exp(lw - lw.max()).sum())
+    assert exact < -5e4
+    assert r.log_potential[-1] == pytest.approx(exact, rel=1e-9)
+    assert r.mistakes <= wma_bound(5, r.best_expert_mistakes, 0.5)
+    assert r.expected_mistakes <= rwma_bound(5, r.best_expert_mistakes, 0.5)
+    # after the start WMA follows the best expert
+    assert np.array_equal(r.predictions[1000:], P[1000:, 0])
+
+
+# -- 9. bad input ------------------------------------------------------------------------------
+
+GOOD_P = np.array([[1, -1], [-1, 1], [1, 1]])
+GOOD_Y = np.array([1, 1, -1])
+
+
+@pytest.mark.parametrize(
+    "eta, exc",
+    [(0, ValueError), (0.0, ValueError), (-0.1, ValueError), (1.0000001, ValueError), (2, ValueError),
+     (float("nan"), ValueError), (float("inf"), ValueError), (True, TypeError), (np.bool_(False), TypeError),
+     ("0.5", TypeError), (None, TypeError), (0.5j, TypeError)],
+)
+def test_bad_eta(eta, exc):
+    with pytest.raises(exc, match="eta"):
+        check_eta(eta)
+    with pytest.raises(exc, match="eta"):
+        weighted_majority_run(GOOD_P, GOOD_Y, eta)
+    with pytest.raises(exc, match="eta"):
+        WeightedMajority(2, eta)
+    with pytest.raises(exc, match="eta"):
+        RandomizedWeightedMajority(2, eta, np.random.default_rng(0))
+    with pytest.raises(exc, match="eta"):
+        simulate_randomized_weighted_majority(GOOD_P, GOOD_Y, eta, 10, np.random.default_rng(0))
+
+
+def test_good_eta_accepted():
+    assert check_eta(1) == 1.0 and isinstance(check_eta(1), float)
+    assert check_eta(np.float32(0.25)) == 0.25
+    assert check_eta(0.5, name="rate") == 0.5
+    with pytest.raises(ValueError, match="rate"):
+        check_eta(0, name="rate")
+
+
+@pytest.mark.parametrize(
+    "P, y, match",
+    [
+        ([[1, 0], [1, 1]], [1, 1], "P"),
+        ([[1, 2], [1, 1]], [1, 1], "P"),
+        ([[1, np.nan], [1, 1]], [1, 1], "P"),
+        ([[1, 1], [1, 1]], [1, 0], "y"),
+        ([[1, 1], [1, 1]], [1, 3], "y"),
+        ([1, -1, 1], [1, 1, 1], "P"),
+        ([[[1]]], [1], "P"),
+        (np.zeros((0, 3)), [], "P"),
+        (np.zeros((3, 0)), [1, 1, 1], "P"),
+        ([[1, 1], [1, 1]], [1, 1, 1], "y"),
+        ([[1, 1], [1, 1]], [1], "y"),
+        ([[1, 1], [1, 1]], [[1, 1]], "y"),
+    ],
+)
+def test_bad_stream(P, y, match):
+    with pytest.raises(ValueError, match=match):
+        check_expert_stream(P, y)
+    with pytest.raises(ValueError, match=match):
+        weighted_majority_run(P, y, 0.5)
+    with pytest.raises(ValueError, match=match):
+        simulate_randomized_weighted_majority(P, y, 0.5, 3, np.random.default_rng(0))
+
+
+def test_bool_stream_rejected():
+    with pytest.raises(TypeError, match="P"):
+        weighted_majority_run(np.ones((2, 2), dtype=bool), [1, 1], 0.5)
+
+
+@pytest.mark.parametrize("cls", [WeightedMajority, RandomizedWeightedMajority])
+def test_bad_advice_to_classes(cls):
+    args = (3, 0.5) if cls is WeightedMajority else (3, 0.5, np.random.default_rng(0))
+    learner = cls(*args)
+    for x in ([1, 1], [1, 1, 1, 1], [[1, 1, 1]], [1, 0, 1], 1):
+        with pytest.raises(ValueError, match="x"):
+            learner.predict(x)
+        with pytest.raises(ValueError, match="x"):
+            learner.update(x, 1)
+    with pytest.raises(ValueError, match="y"):
+        learner.update([1, 1, 1], 0)
+    with pytest.raises(ValueError, match="x"):
+        learner.wrong_fraction([1, 1], 1)
+    assert learner.rounds == 0 and learner.expert_mistakes.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("n", [0, -1, True, 2.0, "3", None])
+def test_bad_n_experts(n):
+    with pytest.raises((ValueError, TypeError), match="n_experts"):
+        WeightedMajority(n, 0.5)
+    with pytest.raises((ValueError, TypeError), match="n_experts"):
+        RandomizedWeightedMajority(n, 0.5, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("n", [0, -3, True, 1.5, None])
+def test_bad_n_trials(n):
+    with pytest.raises((ValueError, TypeError), match="n_trials"):
+        simulate_randomized_weighted_majority(GOOD_P, GOOD_Y, 0.5, n, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("rng", [0, None, np.random.RandomState(0), "seed"])
+def test_bad_rng(rng):
+    with pytest.raises(TypeError, match="rng"):
+        simulate_randomized_weighted_majority(GOOD_P, GOOD_Y, 0.5, 3, rng)
+    with pytest.raises(TypeError, match="rng"):
+        RandomizedWeightedMajority(2, 0.5, rng)
+
+
+def test_eta_one_without_perfect_expert_names_round():
+    # expert 0 dies in round 1 and expert 1 in round 2: round 3 has no weight left
+    P = np.array([[-1, 1], [-1, 1], [1, 1], [1, 1]])
+    y = np.array([1, -1, 1, 1])
+    with pytest.raises(ValueError, match="round 3"):
+        weighted_majority_run(P, y, 1.0)
+    with pytest.raises(ValueError, match="round 3"):
+        simulate_randomized_weighted_majority(P, y, 1.0, 10, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="round 3"):
+        run(WeightedMajority(2, 1.0), P, y)
+    # the same stream is fine for eta < 1
+    assert weighted_majority_run(P, y, 0.999).predictions.shape == (4,)
+
+
+def test_eta_one_long_stream_chunked_round_number(monkeypatch):
+    # the round named must be right also when the stream is processed in several chunks
+    import onlinelib.experts as ex
+
+    monkeypatch.setattr(ex, "_CHUNK_ELEMENTS", 4)  # 2 rounds per chunk with N = 2
+    P = np.array([[1, 1]] * 4 + [[1, -1], [-1, 1], [1, 1]])
+    y = np.array([1] * 4 + [-1, -1, 1])
+    with pytest.raises(ValueError, match="round 7"):
+        weighted_majority_run(P, y, 1.0)
+    r = weighted_majority_run(P[:6], y[:6], 0.5)
+    monkeypatch.setattr(ex, "_CHUNK_ELEMENTS", 2**22)
+    r2 = weighted_majority_run(P[:6], y[:6], 0.5)
+    for a, b in zip(r, r2):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_tiny_eta_runs_without_a_huge_table():
+    # Reproducer: weighted_majority_run([[1, -1]], [1], 1e-12) -> MemoryError (5.3 PiB);
+    # eta = 1e-5 already takes seconds and ~600 MB for a one-round stream.
+    r = weighted_majority_run([[1, -1]], [1], 1e-12)
+    assert r.predictions.tolist() == [1]
+    assert WeightedMajority(2, 1e-12).predict([1, -1]) == 1
+
+
+@pytest.mark.parametrize("eta", [1 - 1e-6, 1 - 1e-9])
+def test_log_potential_near_eta_one_within_the_documented_accuracy(eta):
+    # weighted_majority_run documents: ln Phi is accumulated from F_t, each step accurate to
+    # about 1e-16 / (1 - eta); the claim checked is 1e-10 relative for eta <= 1 - 1e-6 (and
+    # here also at 1 - 1e-9). All three experts are wrong in round 2, so F_2 = 1 exactly.
+    P = np.array([[-1, -1, 1], [1, 1, 1]])
+    y = np.array([-1, -1])
+    r = weighted_majority_run(P, y, eta)
+    exact = math.log(2 * (1 - eta) + (1 - eta) ** 2)
+    learner = WeightedMajority(3, eta)
+    for x, label in zip(P, y):
+        learner.update(x, int(label))
+    assert learner.log_potential == pytest.approx(exact, rel=1e-12)
+    assert r.log_potential[-1] == pytest.approx(exact, rel=1e-10)
