@@ -14,6 +14,7 @@ CHAPTERS = [
     "book/winnow1.html",
     "book/perceptron.html",
     "book/winnow.html",
+    "book/experts.html",
 ]
 
 pytestmark = pytest.mark.skipif(not (HTML / "index.html").exists(), reason="the book has not been built")

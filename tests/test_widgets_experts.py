@@ -1,0 +1,153 @@
+"""Tests for onlinelib.widgets_experts (chapter 5: prediction with expert advice)."""
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from onlinelib import rwma_tuned_regret_bound, weighted_majority_run  # noqa: E402
+from onlinelib.widgets_experts import (  # noqa: E402
+    STREAM_KINDS,
+    adversary_regret,
+    best_expert_curve,
+    compare_experts,
+    expert_stream,
+    experts_explorer,
+    plot_experts_comparison,
+)
+
+# Float comparisons use an absolute slack of 1e-9 on log-potentials of size < 100:
+# they are sums of at most a few thousand rounded terms (~1e-16 relative each).
+TOL = 1e-9
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_best_expert_curve_hand_example():
+    P = np.array([[1, -1], [1, -1], [-1, 1]])
+    y = np.array([-1, -1, -1])
+    # expert 0 wrong, wrong, right; expert 1 right, right, wrong
+    assert best_expert_curve(P, y).tolist() == [0, 0, 0, 1]
+
+
+def test_best_expert_curve_matches_cumsum():
+    rng = np.random.default_rng(0)
+    P, y = expert_stream("iid", 7, 500, 0.2, rng)
+    want = np.concatenate([[0], np.cumsum(P != y[:, None], axis=0).min(axis=1)])
+    assert np.array_equal(best_expert_curve(P, y), want)
+
+
+@pytest.mark.parametrize("kind", STREAM_KINDS)
+def test_expert_stream_shapes_and_properties(kind):
+    P, y = expert_stream(kind, 5, 300, 0.3, np.random.default_rng(1))
+    assert P.shape == (300, 5) and y.shape == (300,)
+    assert set(np.unique(P)) <= {-1, 1} and set(np.unique(y)) <= {-1, 1}
+    if kind == "planted":
+        counts = (P != y[:, None]).sum(axis=0)
+        assert counts[0] == 30 and counts[1:].min() > 30
+    if kind == "adaptive":
+        assert weighted_majority_run(P, y, 0.3).mistakes == 300
+
+
+def test_expert_stream_same_seed_same_stream():
+    a = expert_stream("adaptive", 4, 100, 0.2, np.random.default_rng(3))
+    b = expert_stream("adaptive", 4, 100, 0.2, np.random.default_rng(3))
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+@pytest.mark.parametrize(
+    "args, error",
+    [
+        (("nope", 5, 100, 0.2), ValueError),
+        (("iid", 0, 100, 0.2), ValueError),
+        (("iid", 5, 0, 0.2), ValueError),
+        (("iid", 5, 10**6, 0.2), ValueError),
+        (("iid", 5.0, 100, 0.2), TypeError),
+        (("iid", 5, 100, 0.0), ValueError),
+        (("iid", 5, 100, 1.0), ValueError),
+        (("iid", 5, 100, 1.5), ValueError),
+        (("iid", 5, 100, "0.2"), TypeError),
+        (("planted", 5, 1, 0.2), ValueError),
+    ],
+)
+def test_expert_stream_bad_input(args, error):
+    with pytest.raises(error):
+        expert_stream(*args, np.random.default_rng(0))
+
+
+def test_expert_stream_bad_rng():
+    with pytest.raises((TypeError, ValueError)):
+        expert_stream("iid", 5, 100, 0.2, 42)
+
+
+def test_best_expert_curve_bad_input():
+    with pytest.raises(ValueError):
+        best_expert_curve(np.array([[1, 0]]), np.array([1]))
+    with pytest.raises(ValueError):
+        best_expert_curve(np.ones((3, 2)), np.ones(2))
+
+
+@pytest.mark.parametrize("kind", STREAM_KINDS)
+@pytest.mark.parametrize("eta", [0.1, 0.5, 0.8])
+def test_compare_experts_bounds_and_curves(kind, eta):
+    res = compare_experts(kind, 8, eta, 600, np.random.default_rng(5))
+    assert res["wma_curve"][-1] == res["M"] and res["best_curve"][-1] == res["m"]
+    assert abs(res["rwma_curve"][-1] - res["expected"]) <= TOL * res["horizon"]
+    b = res["bounds"]
+    assert res["M"] <= b["WMA exact"]
+    assert res["expected"] <= b["RWMA exact"]
+    if eta <= 0.5:
+        assert b["WMA exact"] <= b["WMA standard"]
+        assert b["RWMA exact"] <= b["RWMA standard"]
+    else:
+        assert b["WMA standard"] is None and b["RWMA standard"] is None
+    assert np.all(res["log_potential"] <= res["potential_upper"] + TOL)
+    assert np.all(res["log_potential"] >= res["potential_lower"] - TOL)
+    assert res["log_potential"][0] == pytest.approx(math.log(8), abs=TOL)
+
+
+def test_adversary_regret():
+    horizons = np.array([100, 400, 1600])
+    out = adversary_regret(5, horizons, np.random.default_rng(2))
+    assert np.array_equal(out["M"], horizons)
+    assert np.all(out["rwma_regret"] <= out["tuned_bound"])
+    assert out["tuned_bound"][-1] == pytest.approx(rwma_tuned_regret_bound(5, 1600))
+    assert np.all(out["wma_regret"] >= horizons / 4)
+
+
+@pytest.mark.parametrize(
+    "n, horizons, error",
+    [
+        (1, [100], ValueError),
+        (5, [], ValueError),
+        (5, [1.5], ValueError),
+        (5, [[100]], ValueError),
+        (5, [0], ValueError),
+    ],
+)
+def test_adversary_regret_bad_input(n, horizons, error):
+    with pytest.raises(error):
+        adversary_regret(n, horizons, np.random.default_rng(0))
+
+
+def test_plot_and_bad_axes():
+    res = compare_experts("planted", 4, 0.3, 200, np.random.default_rng(0))
+    axes = plot_experts_comparison(res)
+    assert len(axes) == 2 and len(axes[0].lines) >= 3
+    _, one = plt.subplots()
+    with pytest.raises(ValueError):
+        plot_experts_comparison(res, axes=[one])
+
+
+def test_explorer_builds_without_drawing():
+    pytest.importorskip("ipywidgets")
+    panel = experts_explorer()
+    assert len(panel.children) >= 6  # five controls, the Draw button and the output
