@@ -9,20 +9,10 @@ per-round ``WeightedMajority`` driven by ``run``. Prints seconds and ratios; ass
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 import onlinelib as ol
-
-
-def timed(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+from timing import timed
 
 
 def numpy_loop(P: np.ndarray, y: np.ndarray, eta: float) -> int:

@@ -9,20 +9,10 @@ less, and littlestone_dimension for thresholds on 63 points and for monotone dis
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 import onlinelib as ol
-
-
-def timed(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+from timing import timed
 
 
 class ListHalving:
