@@ -169,7 +169,7 @@ def test_rwma_class_pick_frequencies():
 def test_class_matches_vectorised_run(eta):
     rng = np.random.default_rng(int(eta * 1000))
     ties = 0
-    for trial in range(12):
+    for _ in range(12):
         N = int(rng.choice([2, 4, 6]))
         T = int(rng.integers(1, 80))
         P = np.where(rng.random((T, N)) < 0.5, 1, -1).astype(np.int8)
