@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .concepts import ConceptClass
+from .protocol import check_int, check_real
 from .version_space import _check_class, littlestone_dimension
 
 __all__ = [
@@ -107,32 +108,15 @@ def opt_upper_bounds(concept_class: ConceptClass) -> dict[str, int]:
 # -- linear-threshold learners (chapters 2-4) -------------------------------------------
 
 
-def _check_real(value: Any, name: str, low: float = 0.0) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number > {low}, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value) or value <= low:
-        raise ValueError(f"{name} must be a finite real number > {low}, got {value!r}")
-    return value
-
-
-def _check_count(value: Any, name: str, low: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value}")
-    return int(value)
-
-
 def perceptron_bound(radius: float, margin: float, u_norm: float = 1.0) -> float:
     """Novikoff's bound ||u||^2 R^2 / xi^2 on the Perceptron's updates (chapter 3, Theorem "Novikoff").
 
     With a unit separator (``u_norm=1``) and margin gamma this is R^2 / gamma^2.
     ``margin`` is xi = min_t y_t <u, x_t>, measured for the given u.
     """
-    radius = _check_real(radius, "radius")
-    margin = _check_real(margin, "margin")
-    u_norm = _check_real(u_norm, "u_norm")
+    radius = check_real(radius, "radius", 0.0)
+    margin = check_real(margin, "margin", 0.0)
+    u_norm = check_real(u_norm, "u_norm", 0.0)
     return (u_norm * radius / margin) ** 2
 
 
@@ -141,9 +125,9 @@ def winnow1_bound(n_features: int, n_relevant: int, theta: float | None = None) 
 
     Default theta = n/2, where it equals 2 + 2k lg n.
     """
-    n = _check_count(n_features, "n_features")
-    k = _check_count(n_relevant, "n_relevant", low=0)
-    theta = n / 2 if theta is None else _check_real(theta, "theta")
+    n = check_int(n_features, "n_features", low=1)
+    k = check_int(n_relevant, "n_relevant", low=0)
+    theta = n / 2 if theta is None else check_real(theta, "theta", 0.0)
     return n / theta + 2 * k * (np.log2(theta) + 1)
 
 
@@ -153,10 +137,10 @@ def winnow2_bound(n_features: int, n_relevant: int, alpha: float, theta: float) 
     (alpha / (alpha - 1)) * N / theta + k (alpha + 1)(1 + log_alpha theta), valid for
     every alpha > 1 and theta >= 1 (Khardon, Roth and Servedio, Theorem 2).
     """
-    n = _check_count(n_features, "n_features")
-    k = _check_count(n_relevant, "n_relevant", low=0)
-    alpha = _check_real(alpha, "alpha", low=1.0)
-    theta = _check_real(theta, "theta")
+    n = check_int(n_features, "n_features", low=1)
+    k = check_int(n_relevant, "n_relevant", low=0)
+    alpha = check_real(alpha, "alpha", 1.0)
+    theta = check_real(theta, "theta", 0.0)
     if theta < 1:
         raise ValueError(f"theta must be at least 1 for the bound (log_alpha theta >= 0), got {theta}")
     return alpha / (alpha - 1) * n / theta + k * (alpha + 1) * (1 + np.log(theta) / np.log(alpha))
@@ -167,8 +151,8 @@ def notes_winnow_bound(n_features: int, n_relevant: int) -> float:
 
     Chapter 4 shows by an adversary search that it fails for alpha < 2 with theta = N.
     """
-    n = _check_count(n_features, "n_features")
-    k = _check_count(n_relevant, "n_relevant", low=0)
+    n = check_int(n_features, "n_features", low=1)
+    k = check_int(n_relevant, "n_relevant", low=0)
     return 2 + 3 * k * (np.log2(n) + 1)
 
 
@@ -178,8 +162,8 @@ def elimination_bound(n_features: int, n_literals: int, monotone: bool = False) 
     The first mistake removes n of the 2n literals (one of each pair x_i, not x_i)
     and every later one removes at least one literal outside the k of the target.
     """
-    n = _check_count(n_features, "n_features")
-    k = _check_count(n_literals, "n_literals", low=0)
+    n = check_int(n_features, "n_features", low=1)
+    k = check_int(n_literals, "n_literals", low=0)
     if k > n:
         raise ValueError(f"n_literals must be at most n_features ({n}), got {k}")
     return n - k if monotone else n + 1 - k
@@ -189,11 +173,11 @@ def elimination_bound(n_features: int, n_literals: int, monotone: bool = False) 
 
 
 def _check_experts(n_experts: Any, best_mistakes: Any) -> tuple[int, int]:
-    return _check_count(n_experts, "n_experts"), _check_count(best_mistakes, "best_mistakes", low=0)
+    return check_int(n_experts, "n_experts", low=1), check_int(best_mistakes, "best_mistakes", low=0)
 
 
 def _check_eta_in(eta: Any, high: float) -> float:
-    eta = _check_real(eta, "eta")
+    eta = check_real(eta, "eta", 0.0)
     if eta > high:
         raise ValueError(f"eta must be in (0, {high:g}] for this bound, got {eta}")
     return eta
@@ -237,13 +221,13 @@ def rwma_bound_standard(n_experts: int, best_mistakes: int, eta: float) -> float
 
 def tuned_eta(n_experts: int, horizon: int) -> float:
     """eta = sqrt(ln N / T), capped at 1/2: the rate that gives E[regret] <= 2 sqrt(T ln N)."""
-    n = _check_count(n_experts, "n_experts")
-    horizon = _check_count(horizon, "horizon")
+    n = check_int(n_experts, "n_experts", low=1)
+    horizon = check_int(horizon, "horizon", low=1)
     return min(0.5, math.sqrt(math.log(n) / horizon)) if n > 1 else 0.5
 
 
 def rwma_tuned_regret_bound(n_experts: int, horizon: int) -> float:
     """2 sqrt(T ln N): RWMA's expected regret with eta = sqrt(ln N / T) when that is <= 1/2."""
-    n = _check_count(n_experts, "n_experts")
-    horizon = _check_count(horizon, "horizon")
+    n = check_int(n_experts, "n_experts", low=1)
+    horizon = check_int(horizon, "horizon", low=1)
     return 2 * math.sqrt(horizon * math.log(n))

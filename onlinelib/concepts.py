@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .protocol import check_int
+
 __all__ = [
     "ConceptClass",
     "thresholds",
@@ -198,22 +200,13 @@ class ConceptClass:
         return out[0] if single else out
 
 
-def _check_count(value: Any, name: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        domain = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer in {domain}, got {value}")
-    return int(value)
-
-
 def thresholds(m: int) -> ConceptClass:
     """Thresholds on a line of ``m`` points: c_s(x) = +1 iff x >= s, for s = 0..m.
 
     There are m + 1 concepts (s = m labels every point -1). Chapter 1 uses it
     for Ldim = floor(lg(m + 1)) and for the one-per-round adversary.
     """
-    m = _check_count(m, "m", 1)
+    m = check_int(m, "m", 1)
     s = np.arange(m + 1)[:, None]
     x = np.arange(m)[None, :]
     return ConceptClass(x >= s, name=f"thresholds on {m} points", concept_names=[f"x >= {k}" for k in range(m + 1)])
@@ -225,7 +218,7 @@ def singletons(m: int, include_empty: bool = True) -> ConceptClass:
     Chapter 1: SOA makes at most one mistake on this class although lg |C| is large.
     The empty concept, when included, is the last one (index m).
     """
-    m = _check_count(m, "m", 1)
+    m = check_int(m, "m", 1)
     table = np.eye(m, dtype=bool)
     names = [f"{{{j}}}" for j in range(m)]
     if include_empty:
@@ -249,8 +242,8 @@ def monotone_disjunctions(n: int, max_terms: int | None = None) -> ConceptClass:
     max_terms : int, optional
         Largest number k of variables in a disjunction, 0 <= k <= n; default n.
     """
-    n = _check_count(n, "n", 1, MAX_DISJUNCTION_VARIABLES)
-    k = n if max_terms is None else _check_count(max_terms, "max_terms", 0, n)
+    n = check_int(n, "n", 1, MAX_DISJUNCTION_VARIABLES)
+    k = n if max_terms is None else check_int(max_terms, "max_terms", 0, n)
     codes = np.arange(2**n, dtype=np.int64)
     popcount = np.bitwise_count(codes.astype(np.uint64))
     subsets = codes[popcount <= k]
@@ -271,7 +264,7 @@ def all_concepts(m: int) -> ConceptClass:
     Concept j labels instance i positive iff bit i of j is 1. Its Littlestone
     dimension is m = lg |C|, so Halving's bound is tight for it.
     """
-    m = _check_count(m, "m", 1, MAX_ALL_CONCEPTS_DOMAIN)
+    m = check_int(m, "m", 1, MAX_ALL_CONCEPTS_DOMAIN)
     codes = np.arange(2**m, dtype=np.int64)
     table = ((codes[:, None] >> np.arange(m)) & 1).astype(bool)
     return ConceptClass(table, name=f"all concepts on {m} points")

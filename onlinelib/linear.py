@@ -20,24 +20,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _kernels
-from .protocol import check_label
+from .protocol import check_int, check_label, check_real
 
 __all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows"]
-
-def _check_positive_int(value: Any, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def _check_positive_float(value: Any, name: str, *, above: float = 0.0, what: str = "> 0") -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number {what}, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value <= above:
-        raise ValueError(f"{name} must be a finite real number {what}, got {value!r}")
-    return value
-
 
 def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
     """Turn a list of active-index arrays into a Boolean CSR matrix with ``n_features`` columns.
@@ -51,7 +36,7 @@ def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
     ValueError
         If an index is outside [0, n_features), or an index repeats within a row.
     """
-    n_features = _check_positive_int(n_features, "n_features")
+    n_features = check_int(n_features, "n_features", low=1)
     if sp.issparse(rows):
         matrix = sp.csr_matrix(rows, dtype=np.float64, copy=True)
         if matrix.ndim != 2 or matrix.shape[1] != n_features:
@@ -95,7 +80,7 @@ class _ThresholdLearner:
     orientation = 1  # predictions are +1 on the side orientation * (score - threshold) > 0
 
     def __init__(self, n_features: int):
-        self.n_features = _check_positive_int(n_features, "n_features")
+        self.n_features = check_int(n_features, "n_features", low=1)
         self.bias = 0.0
         self.rounds = 0
 
@@ -282,7 +267,7 @@ class _Winnow(_ThresholdLearner):
 
     def __init__(self, n_features: int, theta: float | None, default_theta: float):
         super().__init__(n_features)
-        self.threshold = default_theta if theta is None else _check_positive_float(theta, "theta")
+        self.threshold = default_theta if theta is None else check_real(theta, "theta", 0)
         self.weights = np.ones(self.n_features)
         self.promotions = 0
 
@@ -312,7 +297,7 @@ class Winnow1(_Winnow):
     """
 
     def __init__(self, n_features: int, theta: float | None = None):
-        super().__init__(n_features, theta, default_theta=_check_positive_int(n_features, "n_features") / 2)
+        super().__init__(n_features, theta, default_theta=check_int(n_features, "n_features", low=1) / 2)
         self.eliminations = 0
 
     def _change(self, row: Any, y: int, score: float) -> None:
@@ -354,8 +339,8 @@ class Winnow2(_Winnow):
     """
 
     def __init__(self, n_features: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = False):
-        super().__init__(n_features, theta, default_theta=float(_check_positive_int(n_features, "n_features")))
-        self.alpha = _check_positive_float(alpha, "alpha", above=1.0, what="> 1")
+        super().__init__(n_features, theta, default_theta=float(check_int(n_features, "n_features", low=1)))
+        self.alpha = check_real(alpha, "alpha", 1)
         self.positive_at_threshold = bool(positive_at_threshold)
         self.demotions = 0
 

@@ -28,6 +28,9 @@ __all__ = [
     "check_prediction",
     "check_rng",
     "check_stream",
+    "check_int",
+    "check_real",
+    "check_boolean_rows",
 ]
 
 
@@ -179,6 +182,67 @@ def check_stream(X: Any, y: Any) -> tuple[Any, np.ndarray]:
     if n_rows != len(y):
         raise ValueError(f"X and y must have one entry per round, got {n_rows} instances and {len(y)} labels")
     return X, y
+
+
+def check_int(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int after checking that it is an integer in [low, high].
+
+    Raises ``TypeError`` for a non-integer (bools included) and ``ValueError`` for
+    one out of range; both messages name ``name``, the domain and the value.
+    """
+    domain = _int_domain(low, high)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer {domain}, got {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{name} must be an integer {domain}, got {value!r}")
+    return int(value)
+
+
+def _int_domain(low: int | None, high: int | None) -> str:
+    if low is not None and high is not None:
+        return f"in [{low}, {high}]"
+    if low is not None:
+        return f">= {low}"
+    return f"<= {high}" if high is not None else "(any)"
+
+
+def check_real(value: Any, name: str, low: float | None = None, *, strict: bool = True) -> float:
+    """Return ``value`` as a finite float after checking that it is > ``low`` (>= if not ``strict``).
+
+    Raises ``TypeError`` for a non-number and ``ValueError`` for NaN, inf or a
+    value out of range; both messages name ``name``, the domain and the value.
+    """
+    domain = "" if low is None else f" {'>' if strict else '>='} {low}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number{domain}, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or (low is not None and (value <= low if strict else value < low)):
+        raise ValueError(f"{name} must be a finite real number{domain}, got {value!r}")
+    return value
+
+
+def check_boolean_rows(X: Any, name: str = "X", n_features: int | None = None) -> np.ndarray:
+    """Return ``X`` as a 2-D uint8 array after checking that every entry is 0 or 1.
+
+    A single instance (1-D) becomes one row. With ``n_features`` the number of
+    columns is checked too. Used by the Boolean-kernel chapter.
+    """
+    arr = np.asarray(X)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be a numeric 0/1 array, got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be one instance (1-D) or a matrix of instances (2-D), got shape {arr.shape}")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(f"{name} must have {n_features} features per instance, got shape {arr.shape}")
+    if arr.dtype != bool:
+        if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
+            raise ValueError(f"{name} must be Boolean (entries 0 or 1), got NaN")
+        bad = (arr != 0) & (arr != 1)
+        if bad.any():
+            raise ValueError(f"{name} must be Boolean (entries 0 or 1), got {arr[bad].flat[0]!r}")
+    return arr.astype(np.uint8)
 
 
 METHODS = ("auto", "loop", "blocks")

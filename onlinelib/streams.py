@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import Learner, Trace, check_prediction, check_rng
+from .protocol import Learner, Trace, check_int, check_prediction, check_real, check_rng
 from .version_space import _check_class, _ldim, _split_dimensions, _VersionSpace
 
 __all__ = [
@@ -22,6 +22,8 @@ __all__ = [
     "one_per_round_adversary",
     "adaptive_adversary",
     "AdaptiveRun",
+    "monotone_dnf_labels",
+    "monotone_dnf_stream",
 ]
 
 
@@ -151,20 +153,6 @@ def adaptive_adversary(learner: Learner, concept_class: ConceptClass) -> Adaptiv
 # -- linear-threshold streams (chapters 2-4) -----------------------------------------
 
 
-def _check_count(value, name: str, low: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
-def _check_real(value, name: str, low: float = 0.0) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number > {low}, got {value!r}")
-    if not np.isfinite(value) or value <= low:
-        raise ValueError(f"{name} must be a finite real number > {low}, got {value!r}")
-    return float(value)
-
-
 def separable_stream(
     n_features: int, length: int, margin: float, rng: np.random.Generator, radius: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -181,10 +169,10 @@ def separable_stream(
     y : ndarray of int8, shape (length,)
     w_star : ndarray, shape (n_features,), unit norm
     """
-    d = _check_count(n_features, "n_features")
-    length = _check_count(length, "length")
-    radius = _check_real(radius, "radius")
-    margin = _check_real(margin, "margin")
+    d = check_int(n_features, "n_features", low=1)
+    length = check_int(length, "length", low=1)
+    radius = check_real(radius, "radius", 0.0)
+    margin = check_real(margin, "margin", 0.0)
     if margin >= radius:
         raise ValueError(f"margin must be smaller than radius ({radius}), got {margin}")
     rng = check_rng(rng)
@@ -226,8 +214,8 @@ def perceptron_lower_bound_stream(margin: float, radius: float = 1.0) -> tuple[n
 
     Returns X (d, d), y (d,), w_star (d,).
     """
-    radius = _check_real(radius, "radius")
-    margin = _check_real(margin, "margin")
+    radius = check_real(radius, "radius", 0.0)
+    margin = check_real(margin, "margin", 0.0)
     if margin > radius:
         raise ValueError(f"margin must be at most radius ({radius}), got {margin}")
     d = max(1, int(np.floor((radius / margin) ** 2)))
@@ -271,15 +259,15 @@ def disjunction_stream(
     """
     import scipy.sparse as sp
 
-    n = _check_count(n_features, "n_features")
-    k = _check_count(n_relevant, "n_relevant")
+    n = check_int(n_features, "n_features", low=1)
+    k = check_int(n_relevant, "n_relevant", low=1)
     if k > n:
         raise ValueError(f"n_relevant must be at most n_features ({n}), got {k}")
-    length = _check_count(length, "length")
+    length = check_int(length, "length", low=1)
     rng = check_rng(rng)
     relevant = np.sort(rng.choice(n, size=k, replace=False))
     if active is not None:
-        a = _check_count(active, "active")
+        a = check_int(active, "active", low=1)
         if a > n:
             raise ValueError(f"active must be at most n_features ({n}), got {a}")
         if density is not None:
@@ -330,11 +318,11 @@ def winnow1_promotion_adversary(n_features: int, n_relevant: int, theta: float |
 
     Returns X (uint8), y (int8), relevant (array).
     """
-    n = _check_count(n_features, "n_features")
-    k = _check_count(n_relevant, "n_relevant")
+    n = check_int(n_features, "n_features", low=1)
+    k = check_int(n_relevant, "n_relevant", low=1)
     if k > n:
         raise ValueError(f"n_relevant must be at most n_features ({n}), got {k}")
-    theta = n / 2 if theta is None else _check_real(theta, "theta")
+    theta = n / 2 if theta is None else check_real(theta, "theta", 0.0)
     if theta < 1:
         raise ValueError(f"theta must be at least 1: with theta = {theta} the initial weight 1 is never promoted")
     per_variable, weight = 0, 1.0
@@ -359,7 +347,7 @@ def iid_experts(horizon: int, accuracies, rng: np.random.Generator) -> tuple[np.
 
     Returns P (T, N) and y (T,), entries ±1 (int8).
     """
-    T = _check_count(horizon, "horizon")
+    T = check_int(horizon, "horizon", low=1)
     acc = np.asarray(accuracies, dtype=float)
     if acc.ndim != 1 or acc.size == 0 or not np.all((acc >= 0) & (acc <= 1)):
         raise ValueError(f"accuracies must be a non-empty 1-D array of probabilities in [0, 1], got {accuracies!r}")
@@ -376,9 +364,9 @@ def planted_best_expert(horizon: int, n_experts: int, best_mistakes: int, rng: n
     The others guess at random (right with probability 1/2), then get extra
     mistakes where needed so that each makes at least m + 1. Returns P, y.
     """
-    T = _check_count(horizon, "horizon")
-    n = _check_count(n_experts, "n_experts")
-    m = _check_count(best_mistakes, "best_mistakes", low=0)
+    T = check_int(horizon, "horizon", low=1)
+    n = check_int(n_experts, "n_experts", low=1)
+    m = check_int(best_mistakes, "best_mistakes", low=0)
     if m >= T:
         raise ValueError(f"best_mistakes must be smaller than horizon ({T}) so that other experts can do worse, got {m}")
     rng = check_rng(rng)
@@ -404,8 +392,8 @@ def wma_adversary(horizon: int, n_experts: int, eta: float, rng: np.random.Gener
     """
     from .experts import WeightedMajority
 
-    T = _check_count(horizon, "horizon")
-    n = _check_count(n_experts, "n_experts")
+    T = check_int(horizon, "horizon", low=1)
+    n = check_int(n_experts, "n_experts", low=1)
     rng = check_rng(rng)
     learner = WeightedMajority(n, eta)
     if learner.eta == 1.0:
@@ -426,3 +414,43 @@ def concept_experts(concept_class: ConceptClass, X) -> np.ndarray:
     cls = _check_class(concept_class)
     X = cls.check_instances(X)
     return np.where(cls.by_instance[X], 1, -1).astype(np.int8)
+
+
+# -- monotone DNF streams (chapter 6) ----------------------------------------------------
+
+
+def monotone_dnf_labels(X, terms) -> np.ndarray:
+    """Labels of the monotone DNF OR_T (AND_{i in T} x_i) on the rows of X (chapter 6).
+
+    ``terms`` is a list of terms, each a list of 0-based variable indices.
+    """
+    from .protocol import check_boolean_rows
+
+    rows = check_boolean_rows(X, "X")
+    n = rows.shape[1]
+    if len(terms) == 0:
+        raise ValueError("terms must hold at least one term")
+    positive = np.zeros(len(rows), dtype=bool)
+    for term in terms:
+        idx = np.asarray(term, dtype=np.int64)
+        if idx.ndim != 1 or idx.size == 0 or idx.min() < 0 or idx.max() >= n:
+            raise ValueError(f"each term must be a non-empty list of variable indices in [0, {n}), got {term!r}")
+        positive |= rows[:, idx].all(axis=1)
+    return np.where(positive, 1, -1).astype(np.int8)
+
+
+def monotone_dnf_stream(n_features: int, terms, length: int, rng: np.random.Generator, density: float = 0.5):
+    """``length`` i.i.d. examples with P(x_i = 1) = ``density``, labelled by a monotone DNF (chapter 6).
+
+    Returns
+    -------
+    X : ndarray of uint8, shape (length, n_features)
+    y : ndarray of int8, shape (length,)
+    """
+    n = check_int(n_features, "n_features", low=1)
+    length = check_int(length, "length", low=1)
+    rng = check_rng(rng)
+    if isinstance(density, bool) or not isinstance(density, (int, float, np.integer, np.floating)) or not 0 < density < 1:
+        raise ValueError(f"density must be a real number in (0, 1), got {density!r}")
+    X = (rng.random((length, n)) < density).astype(np.uint8)
+    return X, monotone_dnf_labels(X, terms)

@@ -26,7 +26,7 @@ from .bounds import (
     wma_bound_standard,
 )
 from .experts import check_eta, check_expert_stream, weighted_majority_run
-from .protocol import check_rng
+from .protocol import check_int, check_rng
 from .streams import iid_experts, planted_best_expert, wma_adversary
 
 __all__ = [
@@ -44,14 +44,6 @@ __all__ = [
 STREAM_KINDS = ("iid", "planted", "adaptive")
 MAX_EXPERTS = 1000
 MAX_HORIZON = 100_000
-
-
-def _check_int(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value}")
-    return int(value)
 
 
 def _check_eta_open(eta: Any) -> float:
@@ -88,8 +80,8 @@ def expert_stream(
     """
     if kind not in STREAM_KINDS:
         raise ValueError(f"kind must be one of {STREAM_KINDS}, got {kind!r}")
-    n = _check_int(n_experts, "n_experts", 1, MAX_EXPERTS)
-    T = _check_int(horizon, "horizon", 1, MAX_HORIZON)
+    n = check_int(n_experts, "n_experts", 1, MAX_EXPERTS)
+    T = check_int(horizon, "horizon", 1, MAX_HORIZON)
     eta = _check_eta_open(eta)
     rng = check_rng(rng)
     if kind == "iid":
@@ -175,11 +167,11 @@ def adversary_regret(n_experts: int, horizons: Any, rng: np.random.Generator) ->
     ``rwma_regret`` (E[M] - m), ``tuned_bound`` (2 sqrt(T ln N)) and
     ``wma_standard_regret`` ((1 + 2 eta) m + 2 ln N / eta).
     """
-    n = _check_int(n_experts, "n_experts", 2, MAX_EXPERTS)
+    n = check_int(n_experts, "n_experts", 2, MAX_EXPERTS)
     T_values = np.asarray(horizons)
     if T_values.ndim != 1 or T_values.size == 0 or not np.issubdtype(T_values.dtype, np.integer):
         raise ValueError(f"horizons must be a non-empty 1-D array of integers, got {horizons!r}")
-    T_values = [_check_int(int(T), "horizon", 1, MAX_HORIZON) for T in T_values]
+    T_values = [check_int(int(T), "horizon", 1, MAX_HORIZON) for T in T_values]
     rng = check_rng(rng)
     rows = []
     for T in T_values:

@@ -25,7 +25,7 @@ from scipy.special import betainc
 
 from .bounds import perceptron_bound
 from .linear import Perceptron
-from .protocol import Trace, check_rng, run
+from .protocol import Trace, check_int, check_real, check_rng, run
 from .streams import perceptron_lower_bound_stream, separable_stream
 
 __all__ = [
@@ -48,23 +48,6 @@ STREAM_KINDS = ("random separable", "lower bound", "rotated lower bound")
 MAX_FEATURES = 2000  # the lower-bound sequence needs floor(R^2/gamma^2) features
 MAX_LENGTH = 1_000_000
 MIN_ACCEPTANCE = 1e-3  # separable_stream rejects points; refuse hopeless settings
-
-
-def _check_int(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value}")
-    return int(value)
-
-
-def _check_positive(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number > 0, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
-    return value
 
 
 def potential_observers(w_star: Any) -> dict[str, Callable[[Perceptron], float]]:
@@ -129,9 +112,9 @@ def acceptance_rate(n_features: int, margin: float, radius: float = 1.0) -> floa
     It falls off like exp(-d (margin/R)^2 / 2): in high dimension almost every
     point is close to every hyperplane through the origin.
     """
-    d = _check_int(n_features, "n_features", 1, MAX_FEATURES)
-    margin = _check_positive(margin, "margin")
-    radius = _check_positive(radius, "radius")
+    d = check_int(n_features, "n_features", 1, MAX_FEATURES)
+    margin = check_real(margin, "margin", 0)
+    radius = check_real(radius, "radius", 0)
     if margin >= radius:
         return 0.0
     return float(betainc((d + 1) / 2, 0.5, 1 - (margin / radius) ** 2))
@@ -139,7 +122,7 @@ def acceptance_rate(n_features: int, margin: float, radius: float = 1.0) -> floa
 
 def random_rotation(n: int, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random n x n orthogonal matrix (QR of a Gaussian matrix, with the sign fix)."""
-    n = _check_int(n, "n", 1, MAX_FEATURES)
+    n = check_int(n, "n", 1, MAX_FEATURES)
     rng = check_rng(rng)
     q, r = np.linalg.qr(rng.standard_normal((n, n)))
     return q * np.where(np.diag(r) < 0, -1.0, 1.0)
@@ -163,9 +146,9 @@ def tie_stream(
     y : ndarray of int8, shape (length,)
     w_star : ndarray, shape (n_features,), unit norm
     """
-    d = _check_int(n_features, "n_features", 1, MAX_FEATURES)
-    length = _check_int(length, "length", 1, MAX_LENGTH)
-    max_weight = _check_int(max_weight, "max_weight", 1, 1000)
+    d = check_int(n_features, "n_features", 1, MAX_FEATURES)
+    length = check_int(length, "length", 1, MAX_LENGTH)
+    max_weight = check_int(max_weight, "max_weight", 1, 1000)
     rng = check_rng(rng)
     v = np.zeros(d, dtype=np.int64)
     while not v.any():
@@ -212,10 +195,10 @@ def perceptron_stream(
     """
     if kind not in STREAM_KINDS:
         raise ValueError(f"kind must be one of {STREAM_KINDS}, got {kind!r}")
-    margin = _check_positive(margin, "margin")
-    radius = _check_positive(radius, "radius")
-    n_features = _check_int(n_features, "n_features", 1, MAX_FEATURES)
-    length = _check_int(length, "length", 1, MAX_LENGTH)
+    margin = check_real(margin, "margin", 0)
+    radius = check_real(radius, "radius", 0)
+    n_features = check_int(n_features, "n_features", 1, MAX_FEATURES)
+    length = check_int(length, "length", 1, MAX_LENGTH)
     rng = check_rng(rng)
     if kind == "random separable":
         if margin >= radius:

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from .bounds import notes_winnow_bound, winnow2_bound
 from .linear import Perceptron, Winnow2
-from .protocol import check_rng, run
+from .protocol import check_int, check_rng, run
 from .streams import disjunction_stream
 
 __all__ = [
@@ -51,15 +51,6 @@ __all__ = [
 
 
 # -- argument checks ------------------------------------------------------------------
-
-
-def _check_int(value: Any, name: str, low: int = 1, high: int | None = None) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        where = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer {where}, got {value}")
-    return int(value)
 
 
 def _check_float(value: Any, name: str, low: float, what: str) -> float:
@@ -224,9 +215,9 @@ def exhaustive_adversary(
     max_states : int
         Give up (``RuntimeError``) after this many states.
     """
-    n = _check_int(n_features, "n_features")
+    n = check_int(n_features, "n_features", 1)
     alpha_f, theta_f = _check_alpha_theta(n, alpha, theta)
-    max_states = _check_int(max_states, "max_states")
+    max_states = check_int(max_states, "max_states", 1)
     a = _rational(alpha_f)
     th = Fraction(theta_f).limit_denominator(10**6)
     if float(th) != theta_f:
@@ -360,12 +351,12 @@ def beam_adversary(
 
     Returns the sequence of the last surviving state; ``exact`` is False.
     """
-    n = _check_int(n_features, "n_features")
-    k = _check_int(n_relevant, "n_relevant", high=n)
+    n = check_int(n_features, "n_features", 1)
+    k = check_int(n_relevant, "n_relevant", 1, n)
     alpha, theta = _check_alpha_theta(n, alpha, theta)
-    width = _check_int(width, "width")
-    n_random = _check_int(n_random, "n_random", low=0)
-    max_rounds = _check_int(max_rounds, "max_rounds")
+    width = check_int(width, "width", 1)
+    n_random = check_int(n_random, "n_random", 0)
+    max_rounds = check_int(max_rounds, "max_rounds", 1)
     rng = check_rng(rng)
     irrelevant = np.arange(k, n)
     relevant = np.arange(k)
@@ -444,8 +435,8 @@ def promotion_adversary(
     alpha^j <= theta, which is 1 + floor(log_alpha theta) times when theta >= 1.
     Every round is a promotion mistake; decisions are Winnow2's own.
     """
-    n = _check_int(n_features, "n_features")
-    k = _check_int(n_relevant, "n_relevant", high=n)
+    n = check_int(n_features, "n_features", 1)
+    k = check_int(n_relevant, "n_relevant", 1, n)
     alpha, theta = _check_alpha_theta(n, alpha, theta)
     learner = Winnow2(n, alpha, theta, positive_at_threshold=positive_at_threshold)
     rows = []
@@ -472,8 +463,8 @@ def bernoulli_rows(n_rows: int, n_features: int, density: float, rng: np.random.
     density`` but never builds the dense matrix (chapter 4's experiment uses
     n_features up to 16 384).
     """
-    m = _check_int(n_rows, "n_rows")
-    n = _check_int(n_features, "n_features")
+    m = check_int(n_rows, "n_rows", 1)
+    n = check_int(n_features, "n_features", 1)
     p = _check_float(density, "density", 0.0, "in (0, 1)")
     if p >= 1:
         raise ValueError(f"density must be a finite real number in (0, 1), got {density!r}")
@@ -532,10 +523,10 @@ def race(
     played ``chunk`` rows at a time with the fast exact engine, so memory stays
     small for N = 16 384.
     """
-    n = _check_int(n_features, "n_features")
-    k = _check_int(n_relevant, "n_relevant", high=n)
-    length = _check_int(length, "length")
-    chunk = _check_int(chunk, "chunk")
+    n = check_int(n_features, "n_features", 1)
+    k = check_int(n_relevant, "n_relevant", 1, n)
+    length = check_int(length, "length", 1)
+    chunk = check_int(chunk, "chunk", 1)
     rng = check_rng(rng)
     alpha, theta = _check_alpha_theta(n, alpha, theta)
     p = 1 - 2 ** (-1 / k) if density is None else _check_float(density, "density", 0.0, "in (0, 1)")
@@ -605,15 +596,15 @@ def compare_winnow(
     the random streams' mean mistakes), ``n_streams``, ``bounds`` (name ->
     value) and ``notes_violated`` (whether some run exceeds the notes' bound).
     """
-    n = _check_int(n_features, "n_features", high=4096)
-    k = _check_int(n_relevant, "n_relevant", high=n)
+    n = check_int(n_features, "n_features", 1, 4096)
+    k = check_int(n_relevant, "n_relevant", 1, n)
     alpha, theta = _check_alpha_theta(n, alpha, theta)
     if theta < 1:
         raise ValueError(f"theta must be at least 1 (the bound needs log_alpha theta >= 0), got {theta}")
     rng = check_rng(rng)
-    n_streams = _check_int(n_streams, "n_streams", low=2)
-    length = _check_int(length, "length")
-    width = _check_int(width, "width")
+    n_streams = check_int(n_streams, "n_streams", 2)
+    length = check_int(length, "length", 1)
+    width = check_int(width, "width", 1)
     counts = np.zeros((n_streams, 2), dtype=np.int64)
     for s in range(n_streams):
         X, y, _ = disjunction_stream(n, k, length, rng, sparse=True)

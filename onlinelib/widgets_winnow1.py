@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from .bounds import winnow1_bound
 from .linear import Elimination, Winnow1
-from .protocol import check_rng, run
+from .protocol import check_int, check_rng, run
 from .streams import disjunction_stream, winnow1_promotion_adversary
 
 __all__ = [
@@ -50,15 +50,6 @@ LEARNER_COLORS = {"Winnow1": "#1f77b4", "Elimination": "#d62728"}
 
 
 # -- argument checks --------------------------------------------------------------
-def _check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < low or (high is not None and value > high):
-        where = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be an integer {where}, got {value}")
-    return int(value)
-
-
 def _check_theta(theta: Any, n: int) -> float:
     if theta is None:
         return n / 2
@@ -73,8 +64,8 @@ def _check_theta(theta: Any, n: int) -> float:
 
 
 def _check_n_k(n_features: Any, n_relevant: Any, high: int | None = None) -> tuple[int, int]:
-    n = _check_int(n_features, "n_features", 1, high)
-    k = _check_int(n_relevant, "n_relevant", 1, n)
+    n = check_int(n_features, "n_features", 1, high)
+    k = check_int(n_relevant, "n_relevant", 1, n)
     return n, k
 
 
@@ -107,9 +98,9 @@ def sparse_disjunction_stream(
     relevant : ndarray of int (k,), sorted
     """
     n, k = _check_n_k(n_features, n_relevant)
-    length = _check_int(length, "length", 1)
+    length = check_int(length, "length", 1)
     m = n - k
-    active = _check_int(active, "active", 0, m)
+    active = check_int(active, "active", 0, m)
     if isinstance(p_positive, (bool, np.bool_)) or not isinstance(
         p_positive, (int, float, np.integer, np.floating)
     ):
@@ -299,14 +290,14 @@ def compare_winnow1(
     t = 0..T), ``weight_sum`` (Winnow1's total weight after t rounds) and
     ``ceiling`` (Lemma 1's n + (u_t - v_t) theta after t rounds), and ``note``.
     """
-    n = _check_int(n, "n", 2, MAX_FEATURES)
-    k = _check_int(k, "k", 1, n)
+    n = check_int(n, "n", 2, MAX_FEATURES)
+    k = check_int(k, "k", 1, n)
     theta = _check_theta(theta, n)
     if stream not in STREAMS:
         raise ValueError(f"stream must be one of {STREAMS}, got {stream!r}")
     rng = check_rng(rng)
     if length is not None:
-        length = _check_int(length, "length", 1)
+        length = check_int(length, "length", 1)
     if stream in ("sparse random", "dense random"):
         T = default_length(n, k, stream) if length is None else length
         if stream == "sparse random":

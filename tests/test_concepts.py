@@ -285,10 +285,10 @@ def test_conceptclass_rejects_wrong_instances_and_names_lengths():
 @pytest.mark.parametrize(
     "make, arg, exc, match",
     [
-        (thresholds, 0, ValueError, r"m must be an integer in >= 1, got 0"),
+        (thresholds, 0, ValueError, r"m must be an integer >= 1, got 0"),
         (thresholds, True, TypeError, r"m must be an integer"),
         (thresholds, 2.0, TypeError, r"m must be an integer"),
-        (singletons, 0, ValueError, r"m must be an integer in >= 1"),
+        (singletons, 0, ValueError, r"m must be an integer >= 1"),
         (monotone_disjunctions, 0, ValueError, r"n must be an integer in \[1, 12\], got 0"),
         (monotone_disjunctions, 13, ValueError, r"n must be an integer in \[1, 12\], got 13"),
         (all_concepts, 0, ValueError, r"m must be an integer in \[1, 16\], got 0"),

@@ -84,7 +84,7 @@ def test_sparse_stream_reproducible():
     "kwargs, exc, match",
     [
         (dict(n_features=0), ValueError, r"n_features must be an integer >= 1, got 0"),
-        (dict(n_features=10.0), TypeError, r"n_features must be an integer, got 10.0"),
+        (dict(n_features=10.0), TypeError, r"n_features must be an integer >= 1, got 10.0"),
         (dict(n_features=True), TypeError, r"n_features must be an integer"),
         (dict(n_relevant=0), ValueError, r"n_relevant must be an integer in \[1, 10\], got 0"),
         (dict(n_relevant=11), ValueError, r"n_relevant must be an integer in \[1, 10\], got 11"),
@@ -156,7 +156,7 @@ def test_elimination_adversary(n, k):
 def test_elimination_adversary_errors():
     with pytest.raises(ValueError, match=r"n_relevant must be an integer in \[1, 3\], got 0"):
         elimination_adversary(3, 0)
-    with pytest.raises(TypeError, match=r"n_features must be an integer, got 3.5"):
+    with pytest.raises(TypeError, match=r"n_features must be an integer .*, got 3.5"):
         elimination_adversary(3.5, 1)
 
 
@@ -232,10 +232,10 @@ def test_compare_notes_and_reproducibility():
     [
         (dict(n=1), ValueError, rf"n must be an integer in \[2, {MAX_FEATURES}\], got 1"),
         (dict(n=MAX_FEATURES + 1), ValueError, r"n must be an integer in \[2, 8192\]"),
-        (dict(n=16.0), TypeError, r"n must be an integer, got 16.0"),
+        (dict(n=16.0), TypeError, r"n must be an integer in \[2, \d+\], got 16.0"),
         (dict(k=0), ValueError, r"k must be an integer in \[1, 16\], got 0"),
         (dict(k=17), ValueError, r"k must be an integer in \[1, 16\], got 17"),
-        (dict(k=None), TypeError, r"k must be an integer, got None"),
+        (dict(k=None), TypeError, r"k must be an integer in \[1, \d+\], got None"),
         (dict(theta=0), ValueError, r"theta must be a finite real number > 0, got 0.0"),
         (dict(theta=float("nan")), ValueError, r"theta must be a finite real number > 0, got nan"),
         (dict(theta=float("inf")), ValueError, r"theta must be a finite real number > 0"),
@@ -244,7 +244,7 @@ def test_compare_notes_and_reproducibility():
         (dict(stream="random"), ValueError, r"stream must be one of \('sparse random', 'dense random'"),
         (dict(rng=3), TypeError, r"rng must be a numpy.random.Generator"),
         (dict(length=0), ValueError, r"length must be an integer >= 1, got 0"),
-        (dict(length=2.5), TypeError, r"length must be an integer, got 2.5"),
+        (dict(length=2.5), TypeError, r"length must be an integer >= 1, got 2.5"),
     ],
 )
 def test_compare_errors(kwargs, exc, match):
