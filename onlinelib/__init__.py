@@ -30,6 +30,20 @@ from .experts import (
     simulate_randomized_weighted_majority,
     weighted_majority_run,
 )
+from .hardness import (
+    MonomialWinnow,
+    SetFamily,
+    constant_weight_family,
+    theorem4_stream,
+)
+from .kernels import (
+    BooleanKernel,
+    KernelPerceptron,
+    all_conjunctions,
+    bounded_conjunctions,
+    monotone_bounded_conjunctions,
+    monotone_monomials,
+)
 from .linear import Elimination, Perceptron, Winnow1, Winnow2, as_sparse_rows
 from .protocol import Learner, Trace, run
 from .streams import (
@@ -37,6 +51,8 @@ from .streams import (
     adaptive_adversary,
     concept_experts,
     iid_experts,
+    monotone_dnf_labels,
+    monotone_dnf_stream,
     planted_best_expert,
     wma_adversary,
     disjunction_stream,
@@ -59,6 +75,18 @@ from .version_space import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "all_conjunctions",
+    "BooleanKernel",
+    "bounded_conjunctions",
+    "constant_weight_family",
+    "KernelPerceptron",
+    "monotone_bounded_conjunctions",
+    "monotone_dnf_labels",
+    "monotone_dnf_stream",
+    "monotone_monomials",
+    "MonomialWinnow",
+    "SetFamily",
+    "theorem4_stream",
     "adaptive_adversary",
     "AdaptiveRun",
     "all_concepts",

@@ -241,7 +241,7 @@ def check_boolean_rows(X: Any, name: str = "X", n_features: int | None = None) -
             raise ValueError(f"{name} must be Boolean (entries 0 or 1), got NaN")
         bad = (arr != 0) & (arr != 1)
         if bad.any():
-            raise ValueError(f"{name} must be Boolean (entries 0 or 1), got {arr[bad].flat[0]!r}")
+            raise ValueError(f"{name} must be Boolean (entries 0 or 1), got {arr[bad].flat[0].item()!r}")
     return arr.astype(np.uint8)
 
 

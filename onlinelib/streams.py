@@ -432,7 +432,9 @@ def monotone_dnf_labels(X, terms) -> np.ndarray:
         raise ValueError("terms must hold at least one term")
     positive = np.zeros(len(rows), dtype=bool)
     for term in terms:
-        idx = np.asarray(term, dtype=np.int64)
+        idx = np.asarray(term)
+        if idx.size and (idx.dtype == bool or not np.issubdtype(idx.dtype, np.integer)):
+            raise TypeError(f"each term must be a list of integer variable indices, got {term!r}")
         if idx.ndim != 1 or idx.size == 0 or idx.min() < 0 or idx.max() >= n:
             raise ValueError(f"each term must be a non-empty list of variable indices in [0, {n}), got {term!r}")
         positive |= rows[:, idx].all(axis=1)

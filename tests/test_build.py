@@ -15,6 +15,7 @@ CHAPTERS = [
     "book/perceptron.html",
     "book/winnow.html",
     "book/experts.html",
+    "book/kernels.html",
 ]
 
 pytestmark = pytest.mark.skipif(not (HTML / "index.html").exists(), reason="the book has not been built")

@@ -1,0 +1,219 @@
+"""Tests for onlinelib.widgets_kernels (chapter 6: Boolean kernels, Theorems 3 and 4)."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import onlinelib as ol  # noqa: E402
+from onlinelib import hardness as hd  # noqa: E402
+from onlinelib.widgets_kernels import (  # noqa: E402
+    MAX_FAMILY_SIZE,
+    MAX_VARIABLES,
+    cycle_until_clean,
+    dual_cost,
+    kernels_explorer,
+    plot_dual_cost,
+    plot_mistake_growth,
+    plot_theorem4,
+    theorem4_experiment,
+)
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+# -- theorem4_experiment ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [16, 24, 32, 40, 48])
+def test_theorem4_experiment_counts_and_scores(n):
+    res = theorem4_experiment(n, n // 4, n // 8, np.random.default_rng(n))
+    t = res["size"]
+    assert t == res["requested"] == res["t_max"] == 2 ** (n // 8)
+    assert res["condition"] and res["predicted"] == 2 + t
+    assert res["n_mistakes"] == 2 + t and res["mistakes"].all()
+    assert res["scores"][:2] == [0, -1]  # 0^n at an empty M, then 1^n
+    assert res["scores"][2:] == res["formula"]
+    assert res["formula"][0] == res["start"] == 2 ** (n // 4) - 1
+    assert all(s >= low >= 0 for s, low in zip(res["scores"][2:], res["lower"]))
+    hd.check_family(res["family"].sets, n // 4, n // 8)
+
+
+def test_theorem4_experiment_matches_engine_and_hand_formula():
+    res = theorem4_experiment(40, 10, 5, np.random.default_rng(3))
+    trace = ol.run(ol.KernelPerceptron(40, ol.monotone_monomials()), res["X"], res["y"])
+    assert np.array_equal(trace.predictions, res["predictions"])
+    # the formula recomputed here from the sets, independently of hardness.theorem4_scores
+    S = res["family"].sets.astype(np.int64)
+    meet = S @ S.T
+    for j in range(res["size"]):
+        want = 2**10 - 1 - sum(2 ** int(v) for v in meet[j, :j])
+        assert res["scores"][2 + j] == want
+
+
+def test_theorem4_experiment_strict_convention():
+    res = theorem4_experiment(32, 8, 4, np.random.default_rng(1), convention="positive")
+    assert not res["mistakes"][0]  # 0^n is predicted -1 with score 0
+    assert res["n_mistakes"] == 1 + res["size"] == res["predicted"]
+    assert res["start"] == 2**8 and res["scores"][2:] == res["formula"]
+
+
+def test_theorem4_experiment_beyond_the_condition():
+    res = theorem4_experiment(48, 12, 6, np.random.default_rng(5), size=512)
+    assert not res["condition"] and res["predicted"] is None
+    assert 2 + res["t_max"] < res["n_mistakes"] < 2 + res["size"]
+    # the recorded scores decide the recorded predictions (ties to +1)
+    preds = np.where(np.array(res["scores"], dtype=object) >= 0, 1, -1)
+    assert np.array_equal(preds.astype(np.int8), res["predictions"])
+
+
+def test_theorem4_experiment_small_family_when_greedy_cannot_find_more():
+    # weight-3 sets of {1..8} that pairwise meet in 0 elements: at most 2 exist
+    res = theorem4_experiment(8, 3, 0, np.random.default_rng(0), size=5)
+    assert res["requested"] == 5 and res["size"] == 2
+    assert res["t_max"] == 8 and res["condition"]
+    assert res["n_mistakes"] == 2 + 2
+
+
+def test_theorem4_experiment_same_seed_same_result():
+    a = theorem4_experiment(24, 6, 3, np.random.default_rng(9))
+    b = theorem4_experiment(24, 6, 3, np.random.default_rng(9))
+    assert np.array_equal(a["X"], b["X"]) and a["scores"] == b["scores"]
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error",
+    [
+        ((1, 1, 0), {}, ValueError),
+        ((MAX_VARIABLES + 1, 4, 2), {}, ValueError),
+        ((16, 16, 2), {}, ValueError),
+        ((16, 0, 0), {}, ValueError),
+        ((16, 4, 4), {}, ValueError),
+        ((16, 4, -1), {}, ValueError),
+        ((16.0, 4, 2), {}, TypeError),
+        ((16, "4", 2), {}, TypeError),
+        ((16, 4, True), {}, TypeError),
+        ((16, 4, 2), {"size": 0}, ValueError),
+        ((16, 4, 2), {"size": MAX_FAMILY_SIZE + 1}, ValueError),
+        ((16, 4, 2), {"size": 2.5}, TypeError),
+        ((16, 4, 2), {"convention": "margin"}, ValueError),
+    ],
+)
+def test_theorem4_experiment_bad_input(args, kwargs, error):
+    with pytest.raises(error):
+        theorem4_experiment(*args, np.random.default_rng(0), **kwargs)
+
+
+def test_theorem4_experiment_bad_rng():
+    with pytest.raises(TypeError):
+        theorem4_experiment(16, 4, 2, 42)
+
+
+# -- cycle_until_clean -----------------------------------------------------------------------
+
+
+def test_cycle_until_clean_perceptron_on_theorem4_stream():
+    res = theorem4_experiment(32, 8, 4, np.random.default_rng(2))
+    learner = ol.Perceptron(32, bias=True)
+    out = cycle_until_clean(learner, res["X"], res["y"])
+    assert out["clean"] and out["per_pass"][-1] == 0
+    assert out["passes"] == len(out["per_pass"]) and out["mistakes"] == sum(out["per_pass"])
+    assert ol.run(learner, res["X"], res["y"]).n_mistakes == 0
+    n = 32
+    assert learner.n_updates <= 4 * (n + (n - 0.5) ** 2) * (n + 1)  # Novikoff, see chapter 6
+
+
+def test_cycle_until_clean_reports_failure_to_converge():
+    # x and its label flipped: no learner state is right on both, so no pass is clean
+    X = np.array([[1, 0], [1, 0]], dtype=np.uint8)
+    y = np.array([1, -1])
+    out = cycle_until_clean(ol.Perceptron(2), X, y, max_passes=3)
+    assert not out["clean"] and out["passes"] == 3 and out["mistakes"] >= 3
+
+
+@pytest.mark.parametrize("passes, error", [(0, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_cycle_until_clean_bad_max_passes(passes, error):
+    with pytest.raises(error):
+        cycle_until_clean(ol.Perceptron(2), np.eye(2), np.array([1, -1]), max_passes=passes)
+
+
+# -- dual_cost ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", [ol.all_conjunctions(), ol.monotone_monomials(), ol.bounded_conjunctions(2)])
+def test_dual_cost_counts_one_kernel_value_per_support_vector(kernel):
+    X, y = ol.monotone_dnf_stream(8, [[0, 1], [2, 3]], 150, np.random.default_rng(4))
+    cost = dual_cost(X, y, kernel)
+    assert np.array_equal(cost["evaluations"], cost["support"])
+    assert cost["support"][0] == 0 and np.all(np.diff(cost["support"]) >= 0)
+    assert cost["dimension"] == kernel.dimension(8) and cost["n"] == 8
+    assert cost["seconds"].shape == (150,) and np.all(cost["seconds"] >= 0)
+    trace = ol.run(ol.KernelPerceptron(8, kernel), X, y)
+    assert cost["support"][-1] + int(trace.mistakes[-1]) == trace.n_mistakes
+
+
+@pytest.mark.parametrize(
+    "X, y, kernel, error",
+    [
+        (np.ones((3, 4)), np.ones(2), ol.monotone_monomials(), ValueError),
+        (np.full((2, 4), 2), np.ones(2), ol.monotone_monomials(), ValueError),
+        (np.ones((2, 4)), np.array([1, 0]), ol.monotone_monomials(), ValueError),
+        (np.ones((2, 4)), np.ones(2), "monotone", TypeError),
+        (np.ones((0, 4)), np.ones(0), ol.monotone_monomials(), ValueError),
+    ],
+)
+def test_dual_cost_bad_input(X, y, kernel, error):
+    with pytest.raises(error):
+        dual_cost(X, y, kernel)
+
+
+def test_dual_cost_bad_convention():
+    with pytest.raises(ValueError):
+        dual_cost(np.ones((2, 3)), np.ones(2), ol.monotone_monomials(), convention="strict")
+
+
+# -- figures and the explorer ---------------------------------------------------------------------
+
+
+def test_plot_theorem4_and_bad_axes():
+    res = theorem4_experiment(32, 8, 4, np.random.default_rng(0), size=32)
+    axes = plot_theorem4(res)
+    assert len(axes) == 2 and len(axes[0].lines) >= 3 and len(axes[1].lines) >= 1
+    _, one = plt.subplots()
+    with pytest.raises(ValueError):
+        plot_theorem4(res, axes=[one])
+
+
+def test_plot_mistake_growth_slope_and_bad_input():
+    n = np.arange(16, 65, 8)
+    growth = {"n": n, "kernel": 2 + 2 ** (n // 8), "perceptron": n, "novikoff": n**3}
+    ax = plot_mistake_growth(growth)
+    assert len(ax.lines) == 4
+    labels = [line.get_label() for line in ax.lines]
+    assert any(label.startswith("fit: slope 0.1") for label in labels)
+    with pytest.raises(ValueError):
+        plot_mistake_growth({"n": n, "kernel": n})
+    with pytest.raises(ValueError):
+        plot_mistake_growth({**growth, "perceptron": n[:-1]})
+    with pytest.raises(ValueError):
+        plot_mistake_growth({**growth, "perceptron": 0 * n})
+
+
+def test_plot_dual_cost():
+    X, y = ol.monotone_dnf_stream(6, [[0, 1]], 50, np.random.default_rng(1))
+    axes = plot_dual_cost(dual_cost(X, y, ol.monotone_monomials()))
+    assert len(axes) == 2 and axes[0].get_yscale() == "log"
+
+
+def test_explorer_builds_without_drawing():
+    pytest.importorskip("ipywidgets")
+    panel = kernels_explorer()
+    assert len(panel.children) >= 7  # six controls, the Draw button and the output
+    with pytest.raises(ValueError):
+        kernels_explorer(seed=-1)
