@@ -35,7 +35,7 @@ from .hardness import (
     theorem4_stream,
 )
 from .kernels import BooleanKernel, KernelPerceptron, monotone_monomials
-from .protocol import Trace, check_boolean_rows, check_labels, check_rng, run
+from .protocol import Trace, check_boolean_rows, check_int, check_labels, check_rng, run
 
 __all__ = [
     "CONVENTIONS",
@@ -61,15 +61,6 @@ MAX_FAMILY_SIZE = 4096
 # -- argument checks ------------------------------------------------------------------
 
 
-def _check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
-    domain = f"in [{low}, {high}]" if high is not None else f">= {low}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer {domain}, got {value!r}")
-    if value < low or (high is not None and value > high):
-        raise ValueError(f"{name} must be an integer {domain}, got {value!r}")
-    return int(value)
-
-
 def _check_convention(convention: Any) -> str:
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
@@ -77,9 +68,9 @@ def _check_convention(convention: Any) -> str:
 
 
 def _check_n_a_b(n: Any, a: Any, b: Any) -> tuple[int, int, int]:
-    n = _check_int(n, "n", 2, MAX_VARIABLES)
-    a = _check_int(a, "a", 1, n - 1)  # a < n: every set is a negative example of x_1 ... x_n
-    b = _check_int(b, "b", 0, a - 1)
+    n = check_int(n, "n", 2, MAX_VARIABLES)
+    a = check_int(a, "a", 1, n - 1)  # a < n: every set is a negative example of x_1 ... x_n
+    b = check_int(b, "b", 0, a - 1)
     return n, a, b
 
 
@@ -143,7 +134,7 @@ def theorem4_experiment(
     t_max = theorem4_max_size(a, b, convention)
     if size is None:
         size = min(t_max, MAX_FAMILY_SIZE)
-    size = _check_int(size, "size", 1, MAX_FAMILY_SIZE)
+    size = check_int(size, "size", 1, MAX_FAMILY_SIZE)
     family = constant_weight_family(n, a, b, size, rng)
     X, y = theorem4_stream(family)
     learner = KernelPerceptron(n, monotone_monomials(), convention=convention)
@@ -200,7 +191,7 @@ def cycle_until_clean(learner: Any, X: Any, y: Any, max_passes: int = 1000) -> d
         If ``max_passes`` is not an integer >= 1, or the stream is invalid
         (see ``onlinelib.run``).
     """
-    max_passes = _check_int(max_passes, "max_passes", 1)
+    max_passes = check_int(max_passes, "max_passes", 1)
     per_pass: list[int] = []
     for _ in range(max_passes):
         trace: Trace = run(learner, X, y)
@@ -399,7 +390,7 @@ def kernels_explorer(seed: int = 0):
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
 
-    seed = _check_int(seed, "seed", 0)
+    seed = check_int(seed, "seed", 0)
     n_box = widgets.IntSlider(value=64, min=4, max=96, description="n")
     a_box = widgets.IntSlider(value=16, min=1, max=95, description="a")
     b_box = widgets.IntSlider(value=8, min=0, max=94, description="b")
