@@ -23,6 +23,7 @@ from .bounds import (
     winnow2_bound,
 )
 from .concepts import ConceptClass, all_concepts, monotone_disjunctions, singletons, thresholds
+from .directed_drift import DirectedDrift, DirectedDriftChain, DriftRun
 from .experts import (
     ExpertsRun,
     RandomizedWeightedMajority,
@@ -58,6 +59,7 @@ from .streams import (
     disjunction_stream,
     one_per_round_adversary,
     perceptron_lower_bound_stream,
+    positive_halfcube,
     random_stream,
     separable_stream,
     winnow1_promotion_adversary,
@@ -79,6 +81,10 @@ __all__ = [
     "BooleanKernel",
     "bounded_conjunctions",
     "constant_weight_family",
+    "DirectedDrift",
+    "DirectedDriftChain",
+    "DriftRun",
+    "positive_halfcube",
     "KernelPerceptron",
     "monotone_bounded_conjunctions",
     "monotone_dnf_labels",

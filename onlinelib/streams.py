@@ -24,6 +24,8 @@ __all__ = [
     "AdaptiveRun",
     "monotone_dnf_labels",
     "monotone_dnf_stream",
+    "check_sign_vector",
+    "positive_halfcube",
 ]
 
 
@@ -456,3 +458,54 @@ def monotone_dnf_stream(n_features: int, terms, length: int, rng: np.random.Gene
         raise ValueError(f"density must be a real number in (0, 1), got {density!r}")
     X = (rng.random((length, n)) < density).astype(np.uint8)
     return X, monotone_dnf_labels(X, terms)
+
+
+# -- the positive half-cube (chapter 7, Directed Drift) ------------------------------------
+
+
+def check_sign_vector(w, name: str = "w_star") -> np.ndarray:
+    """Return ``w`` as an int8 vector after checking that every entry is -1 or +1 (chapter 7)."""
+    arr = np.asarray(w)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"{name} must be a vector in {{-1, 1}}^n of numbers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty vector in {{-1, 1}}^n, got shape {arr.shape}")
+    bad = (arr != 1) & (arr != -1)
+    if bad.any():
+        raise ValueError(f"{name} must have entries in {{-1, 1}}, got {arr[bad].flat[0].item()!r}")
+    return arr.astype(np.int8)
+
+
+def positive_halfcube(w_star, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` independent draws from the uniform distribution on {u in {-1,1}^n : <w*, u> >= 0}.
+
+    Chapter 7 (Directed Drift), the setting of Fang and Venkatesh. Exact for
+    every n. For odd n, <w*, u> is never 0, so replacing a uniform u of the cube
+    by -u when <w*, u> < 0 is a bijection between the two halves. For even n
+    that trick is not uniform (the ties <w*, u> = 0 are hit once, the other
+    positive vertices twice), so rows with <w*, u> < 0 are redrawn instead
+    (each draw is kept with probability >= 1/2).
+
+    Returns
+    -------
+    ndarray of int8, shape (size, n), entries in {-1, 1}
+    """
+    w = check_sign_vector(w_star)
+    size = check_int(size, "size", low=0)
+    rng = check_rng(rng)
+    return w * _relative_halfcube(len(w), size, rng)
+
+
+def _relative_halfcube(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Uniform draws from the positive half-cube of w* = (1, ..., 1): at least half the entries are +1."""
+    rows = 2 * rng.integers(0, 2, size=(size, n), dtype=np.int8) - 1
+    sums = rows.sum(axis=1, dtype=np.int64)
+    if n % 2:
+        rows[sums < 0] *= -1
+        return rows
+    bad = np.flatnonzero(sums < 0)
+    while bad.size:
+        redraw = 2 * rng.integers(0, 2, size=(bad.size, n), dtype=np.int8) - 1
+        rows[bad] = redraw
+        bad = bad[redraw.sum(axis=1, dtype=np.int64) < 0]
+    return rows

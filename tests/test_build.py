@@ -16,6 +16,7 @@ CHAPTERS = [
     "book/winnow.html",
     "book/experts.html",
     "book/kernels.html",
+    "book/directed_drift.html",
 ]
 
 pytestmark = pytest.mark.skipif(not (HTML / "index.html").exists(), reason="the book has not been built")

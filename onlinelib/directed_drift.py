@@ -1,0 +1,495 @@
+"""Directed Drift, its batch variants and its exact Markov chain (book chapter 7, "Binary weights").
+
+Fang and Venkatesh learn a target w* in {-1,1}^n from positive examples only:
+u drawn uniformly from the half-cube {u : <w*, u> >= 0} (``streams.positive_halfcube``).
+The hypothesis w makes a mistake on u iff <w, u> < 0.
+
+* ``DirectedDrift`` runs Algorithm D (steps D1-D5): on a mistake, flip one
+  coordinate chosen uniformly among those where w and u disagree; stop once
+  ``ceil(sqrt(pi n / 2) ln(1/delta))`` examples in a row were classified
+  correctly (step D3), or run on until w = w*. With ``batch="single"`` (D4')
+  or ``batch="multi"`` (D4'') a mistake draws m - 1 further examples that only
+  vote. ``simulate`` advances many independent runs at once (a trials x n state).
+* ``DirectedDriftChain`` is the exact law of the Hamming distance d between w
+  and w* under Algorithm D: a birth-death chain (MATH.md section 1.3). It gives
+  P(mistake | d), the probability p_d that a mistake's flip is good, the
+  expected number of mistakes from any start, and the probability that step
+  D3 stops at a wrong w, in exact fractions for small n and in log-space floats
+  up to n = 801 and beyond.
+
+Internally the simulator works in coordinates relative to w* (w_i w*_i), in which
+w* = (1, ..., 1); the algorithm is equivariant under flipping the sign of a
+coordinate, so this changes nothing but the cost.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from .protocol import check_int, check_real, check_rng
+from .streams import _relative_halfcube, check_sign_vector
+
+__all__ = [
+    "DirectedDrift",
+    "DriftRun",
+    "DirectedDriftChain",
+    "confidence_threshold",
+    "single_bit_batch_size",
+    "multi_bit_batch_size",
+    "halfcube_size",
+]
+
+BATCH_MODES = (None, "single", "multi")
+MULTI_RULES = ("literal", "majority", "double")
+
+
+def _check_delta(delta: Any) -> float:
+    delta = check_real(delta, "delta", 0.0)
+    if delta >= 1:
+        raise ValueError(f"delta must be a real number in (0, 1), got {delta!r}")
+    return delta
+
+
+def confidence_threshold(n: int, delta: float) -> int:
+    """The run of correct predictions after which step D3 stops: ceil(sqrt(pi n / 2) ln(1/delta)), at least 1."""
+    n = check_int(n, "n", low=1)
+    delta = _check_delta(delta)
+    return max(1, math.ceil(math.sqrt(math.pi * n / 2) * math.log(1 / delta)))
+
+
+def single_bit_batch_size(n: int) -> int:
+    """m = ceil((pi/2) n ln n), the source's batch size for D4' (natural logarithm)."""
+    n = check_int(n, "n", low=2)
+    return max(1, math.ceil(math.pi / 2 * n * math.log(n)))
+
+
+def multi_bit_batch_size(n: int) -> int:
+    """m = ceil(pi n ln n), the source's batch size for D4'' (natural logarithm)."""
+    n = check_int(n, "n", low=2)
+    return max(1, math.ceil(math.pi * n * math.log(n)))
+
+
+def halfcube_size(n: int) -> int:
+    """|B+| = 2^(n-1) for odd n and 2^(n-1) + C(n, n/2)/2 for even n (ties are positive)."""
+    n = check_int(n, "n", low=1)
+    return 2 ** (n - 1) + (math.comb(n, n // 2) // 2 if n % 2 == 0 else 0)
+
+
+# -- simulation -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class DriftRun:
+    """The outcome of ``DirectedDrift.simulate``: one entry per independent run.
+
+    Attributes
+    ----------
+    mistakes : ndarray of int64
+        Examples classified wrongly (votes drawn by a batch update are not classified and never count).
+    examples : ndarray of int64
+        All examples drawn, votes included.
+    flips, bad_flips : ndarray of int64
+        Coordinates flipped, and how many of those flips made a right coordinate wrong.
+    stopped : ndarray of bool
+        Step D3 stopped the run.
+    finished : ndarray of bool
+        The run ended (stopped, or reached w* when running on); False if it hit ``max_examples``.
+    final_distance : ndarray of int64
+        Hamming distance between the final w and w*.
+    w : ndarray of int8, shape (trials, n)
+        The final hypotheses.
+    """
+
+    mistakes: np.ndarray
+    examples: np.ndarray
+    flips: np.ndarray
+    bad_flips: np.ndarray
+    stopped: np.ndarray
+    finished: np.ndarray
+    final_distance: np.ndarray
+    w: np.ndarray
+
+    @property
+    def trials(self) -> int:
+        return len(self.mistakes)
+
+    def mean_and_sem(self, name: str = "mistakes") -> tuple[float, float]:
+        """The mean of a per-run quantity and its standard error (sd / sqrt(trials))."""
+        values = np.asarray(getattr(self, name), dtype=float)
+        sem = values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+        return float(values.mean()), float(sem)
+
+    def __repr__(self) -> str:
+        mean, sem = self.mean_and_sem()
+        return f"DriftRun(trials={self.trials}, mean mistakes={mean:.2f} ± {sem:.2f}, finished={int(self.finished.sum())})"
+
+
+class DirectedDrift:
+    """Algorithm D of Fang and Venkatesh (Directed Drift), with its batch variants (chapter 7).
+
+    Parameters
+    ----------
+    n : int
+        The dimension.
+    delta : float in (0, 1), optional
+        The confidence parameter of step D3: stop after ``confidence_threshold(n,
+        delta)`` correct predictions in a row. None runs on until w = w*, which
+        the simulator knows (no mistake can happen after that).
+    batch : {None, "single", "multi"}
+        None: step D4, flip one coordinate chosen uniformly among those where w
+        and the mistaken example u disagree. "single" (D4'): draw m - 1 more
+        positive examples, tally for every coordinate k the votes
+        b_k = #{examples of the batch (u included) with u_k != w_k}, and flip the
+        coordinate with the most votes. "multi" (D4''): flip the
+        floor((1 - Y)/2) coordinates with the most votes, where Y = <w, u> < 0.
+        Ties between equal tallies are broken uniformly at random (the source
+        does not say). The m - 1 extra examples are votes only: they are not
+        classified, never count as mistakes, and do not touch the D3 counter.
+    m : int >= 1, optional
+        The batch size; defaults to ``single_bit_batch_size(n)`` or
+        ``multi_bit_batch_size(n)``.
+    multi_rule : {"literal", "majority", "double"}
+        Other readings of D4'' for the chapter's investigation: "literal" flips
+        floor((1 - Y)/2) coordinates; "majority" flips every coordinate with a
+        strict majority of disagreeing votes (b_k > m/2); "double" flips twice
+        the literal count (at most n).
+    """
+
+    def __init__(self, n: int, delta: float | None = None, *, batch: str | None = None,
+                 m: int | None = None, multi_rule: str = "literal"):
+        self.n = check_int(n, "n", low=1)
+        self.delta = None if delta is None else _check_delta(delta)
+        if batch not in BATCH_MODES:
+            raise ValueError(f"batch must be one of {BATCH_MODES}, got {batch!r}")
+        self.batch = batch
+        if multi_rule not in MULTI_RULES:
+            raise ValueError(f"multi_rule must be one of {MULTI_RULES}, got {multi_rule!r}")
+        self.multi_rule = multi_rule
+        if batch is None:
+            if m is not None and m != 1:
+                raise ValueError(f"m is the batch size of the batch modes; without batch it must be None or 1, got {m!r}")
+            self.m = 1
+        elif m is None:
+            self.m = (single_bit_batch_size if batch == "single" else multi_bit_batch_size)(max(self.n, 2))
+        else:
+            self.m = check_int(m, "m", low=1)
+        self.threshold = None if self.delta is None else confidence_threshold(self.n, self.delta)
+
+    def __repr__(self) -> str:
+        return f"DirectedDrift(n={self.n}, delta={self.delta}, batch={self.batch!r}, m={self.m})"
+
+    def simulate(self, w_star: Any, trials: int, rng: np.random.Generator, *, w0: Any = None,
+                 max_examples: int = 10**8) -> DriftRun:
+        """Run ``trials`` independent copies of the algorithm, all advanced together.
+
+        Parameters
+        ----------
+        w_star : array_like in {-1, 1}^n
+        trials : int >= 1
+        rng : numpy.random.Generator
+        w0 : array_like in {-1, 1}^n or (trials, n), optional
+            The starting hypotheses; default uniformly random, independently per run.
+        max_examples : int
+            A run that has drawn this many examples is abandoned (``finished`` False).
+        """
+        w_star = check_sign_vector(w_star)
+        if len(w_star) != self.n:
+            raise ValueError(f"w_star must have length n = {self.n}, got {len(w_star)}")
+        trials = check_int(trials, "trials", low=1)
+        rng = check_rng(rng)
+        max_examples = check_int(max_examples, "max_examples", low=1)
+        if w0 is None:
+            W = (2 * rng.integers(0, 2, size=(trials, self.n), dtype=np.int8) - 1) * w_star
+        else:
+            shape = np.shape(w0)
+            if shape not in ((self.n,), (1, self.n), (trials, self.n)):
+                raise ValueError(f"w0 must have shape (n,) = ({self.n},) or (trials, n) = ({trials}, {self.n}), got {shape}")
+            W = np.array(np.broadcast_to(check_sign_vector(np.ravel(w0), "w0").reshape(shape), (trials, self.n)))
+        W = (W * w_star).astype(np.int8)  # relative coordinates: right = +1, wrong = -1
+        mistakes, examples, flips, bad_flips, run = (np.zeros(trials, dtype=np.int64) for _ in range(5))
+        stopped = np.zeros(trials, dtype=bool)
+        finished = np.zeros(trials, dtype=bool)
+        active = np.ones(trials, dtype=bool)
+        self._settle(W, active, finished, stopped, examples, run)
+        while active.any():
+            idx = np.flatnonzero(active)
+            over = examples[idx] >= max_examples
+            if over.any():
+                active[idx[over]] = False
+                idx = idx[~over]
+                if idx.size == 0:
+                    break
+            U = _relative_halfcube(self.n, idx.size, rng)
+            Y = (W[idx] * U).sum(axis=1, dtype=np.int64)
+            examples[idx] += 1
+            right = Y >= 0
+            ok = idx[right]
+            run[ok] += 1
+            if self.threshold is not None:
+                done = ok[run[ok] >= self.threshold]
+                stopped[done] = finished[done] = True
+                active[done] = False
+            wrong = ~right
+            bad = idx[wrong]
+            if bad.size:
+                mistakes[bad] += 1
+                run[bad] = 0
+                self._update(W, bad, U[wrong], Y[wrong], rng, flips, bad_flips, examples)
+                self._settle(W, active, finished, stopped, examples, run, only=bad)
+        return DriftRun(
+            mistakes=mistakes, examples=examples, flips=flips, bad_flips=bad_flips, stopped=stopped,
+            finished=finished, final_distance=(W < 0).sum(axis=1).astype(np.int64), w=(W * w_star).astype(np.int8),
+        )
+
+    def _settle(self, W, active, finished, stopped, examples, run, only=None) -> None:
+        """Runs at w = w* make no more mistakes: finish them (D3 then stops after the rest of its run)."""
+        idx = np.flatnonzero(active) if only is None else only
+        at_target = idx[(W[idx] > 0).all(axis=1)]
+        if at_target.size == 0:
+            return
+        if self.threshold is not None:
+            examples[at_target] += self.threshold - run[at_target]
+            run[at_target] = self.threshold
+            stopped[at_target] = True
+        finished[at_target] = True
+        active[at_target] = False
+
+    def _update(self, W, bad, U, Y, rng, flips, bad_flips, examples) -> None:
+        if self.batch is None:
+            disagree = W[bad] != U
+            keys = rng.random(disagree.shape)
+            keys[~disagree] = -1.0
+            self._flip(W, bad, np.argmax(keys, axis=1)[:, None], np.ones((bad.size, 1), dtype=bool), flips, bad_flips)
+            return
+        rows_per_chunk = max(1, (1 << 24) // max(1, (self.m - 1) * self.n))
+        for start in range(0, bad.size, rows_per_chunk):
+            part = slice(start, start + rows_per_chunk)
+            chunk = bad[part]
+            colsum = U[part].astype(np.int32)
+            if self.m > 1:
+                votes = _relative_halfcube(self.n, chunk.size * (self.m - 1), rng).reshape(chunk.size, self.m - 1, self.n)
+                colsum = colsum + votes.sum(axis=1, dtype=np.int32)
+                examples[chunk] += self.m - 1
+            tally = (self.m - W[chunk] * colsum) // 2  # b_k = #{u in the batch : u_k != w_k}
+            noisy = tally + rng.random(tally.shape)  # ties broken uniformly at random
+            if self.batch == "single":
+                chosen = np.argmax(noisy, axis=1)[:, None]
+                keep = np.ones((chunk.size, 1), dtype=bool)
+            elif self.multi_rule == "majority":
+                chosen = np.broadcast_to(np.arange(self.n), tally.shape)
+                keep = 2 * tally > self.m
+            else:
+                count = (1 - Y[part]) // 2
+                if self.multi_rule == "double":
+                    count = np.minimum(2 * count, self.n)
+                chosen = np.argsort(-noisy, axis=1)
+                keep = np.arange(self.n)[None, :] < count[:, None]
+            self._flip(W, chunk, chosen, keep, flips, bad_flips)
+
+    @staticmethod
+    def _flip(W, rows, chosen, keep, flips, bad_flips) -> None:
+        """Flip W[rows[i], chosen[i, j]] wherever keep[i, j]; count flips and bad flips (right -> wrong)."""
+        r, c = np.nonzero(keep)
+        target_rows, target_cols = rows[r], chosen[r, c]
+        bad_flips[rows] += np.bincount(r, weights=W[target_rows, target_cols] > 0, minlength=rows.size).astype(np.int64)
+        flips[rows] += keep.sum(axis=1)
+        W[target_rows, target_cols] *= -1
+
+
+# -- the exact chain -------------------------------------------------------------------------
+
+
+class DirectedDriftChain:
+    """The Hamming distance of Algorithm D as an exact birth-death chain (chapter 7; MATH.md 1.3).
+
+    With w* = (1, ..., 1) and d wrong coordinates, split an example u uniform on
+    the half-cube into K = #{right coordinates with u = +1} and
+    L = #{wrong coordinates with u = +1}. Then <w*, u> = X + Y and
+    <w, u> = X - Y with X = 2K - (n - d), Y = 2L - d; u has weight
+    C(n-d, K) C(d, L) / |B+| when X + Y >= 0. A mistake (X < Y) flips a
+    coordinate uniformly among the L + (n - d - K) that disagree with w; it is
+    good (d -> d - 1) with probability L / (L + n - d - K).
+
+    Parameters
+    ----------
+    n : int >= 1
+    exact : bool, optional
+        Fractions (exact) or floats in log space. Default: exact for n <= 40.
+    """
+
+    def __init__(self, n: int, exact: bool | None = None):
+        self.n = check_int(n, "n", low=1)
+        self.exact = self.n <= 40 if exact is None else bool(exact)
+        if self.exact:
+            self._mistake, self._down = _exact_rates(self.n)
+        else:
+            self._log_mistake, self._log_down = _log_rates(self.n)
+
+    # -- transition probabilities -------------------------------------------------
+    def mistake_probability(self, d: int) -> Any:
+        """P(mistake | distance d): a Fraction if exact, else a float (0 at d = 0)."""
+        d = check_int(d, "d", low=0, high=self.n)
+        if self.exact:
+            return self._mistake[d]
+        return math.exp(self._log_mistake[d])
+
+    def good_flip_probability(self, d: int) -> Any:
+        """p_d = P(d -> d - 1 | mistake at d), for 1 <= d <= n (p_n = 1)."""
+        d = check_int(d, "d", low=1, high=self.n)
+        if self.exact:
+            return self._down[d] / self._mistake[d]
+        return math.exp(self._log_down[d] - self._log_mistake[d])
+
+    def transition_matrix(self) -> np.ndarray:
+        """P[d, d'] for one *example* (not one mistake): stay, move down or move up; rows sum to 1.
+
+        Floats, shape (n + 1, n + 1); state 0 is absorbing.
+        """
+        P = np.zeros((self.n + 1, self.n + 1))
+        P[0, 0] = 1.0
+        for d in range(1, self.n + 1):
+            q = float(self.mistake_probability(d))
+            p = float(self.good_flip_probability(d))
+            P[d, d - 1] = q * p
+            if d < self.n:
+                P[d, d + 1] = q * (1 - p)
+            P[d, d] = 1 - P[d].sum()
+        return P
+
+    # -- expected mistakes -------------------------------------------------------------
+    def _log_steps(self) -> np.ndarray:
+        """log T_d, T_d = expected mistakes to go from d to d - 1 (float, log space), d = 1..n."""
+        log_T = np.zeros(self.n + 1)
+        for d in range(self.n - 1, 0, -1):
+            log_p = math.log(float(self.good_flip_probability(d))) if self.exact else self._log_down[d] - self._log_mistake[d]
+            log_q = math.log1p(-math.exp(log_p)) if log_p < 0 else -math.inf
+            log_T[d] = np.logaddexp(0.0, log_q + log_T[d + 1]) - log_p
+        return log_T
+
+    def _exact_steps(self) -> list[Fraction]:
+        T = [Fraction(0)] * (self.n + 1)
+        T[self.n] = Fraction(1)
+        for d in range(self.n - 1, 0, -1):
+            p = self.good_flip_probability(d)
+            T[d] = (1 + (1 - p) * T[d + 1]) / p
+        return T
+
+    def expected_mistakes(self, d0: int | None = None) -> Any:
+        """E[M | d0], or E[M] from a uniformly random w0 when d0 is None.
+
+        T_n = 1 and T_d = (1 + (1 - p_d) T_{d+1}) / p_d; E[M | d0] = T_1 + ... + T_d0.
+        A Fraction if exact, else a float (which overflows to inf beyond about
+        n = 1000; use ``log_expected_mistakes``).
+        """
+        if not self.exact:
+            return math.exp(self.log_expected_mistakes(d0))
+        T = self._exact_steps()
+        cumulative = [Fraction(0)]
+        for d in range(1, self.n + 1):
+            cumulative.append(cumulative[-1] + T[d])
+        if d0 is not None:
+            return cumulative[check_int(d0, "d0", low=0, high=self.n)]
+        return sum(Fraction(math.comb(self.n, d), 2**self.n) * cumulative[d] for d in range(self.n + 1))
+
+    def log_expected_mistakes(self, d0: int | None = None) -> float:
+        """ln E[M | d0] (or from a random start), computed in log space: fine for n in the thousands."""
+        log_T = self._log_steps()
+        log_cum = np.full(self.n + 1, -np.inf)
+        for d in range(1, self.n + 1):
+            log_cum[d] = np.logaddexp(log_cum[d - 1], log_T[d])
+        if d0 is not None:
+            return float(log_cum[check_int(d0, "d0", low=0, high=self.n)])
+        log_weights = gammaln(self.n + 1) - gammaln(np.arange(self.n + 1) + 1) - gammaln(self.n - np.arange(self.n + 1) + 1) - self.n * math.log(2)
+        return float(logsumexp(log_weights[1:] + log_cum[1:]))
+
+    # -- the stopping rule D3 ---------------------------------------------------------------
+    def sojourn_stop_probability(self, d: int, threshold: int) -> float:
+        """P(a run of ``threshold`` correct predictions before the next mistake | distance d) = (1 - q_d)^threshold."""
+        d = check_int(d, "d", low=0, high=self.n)
+        threshold = check_int(threshold, "threshold", low=1)
+        q = float(self.mistake_probability(d)) if self.exact else math.exp(self._log_mistake[d])
+        return math.exp(threshold * math.log1p(-q)) if q < 1 else 0.0
+
+    def wrong_stop_probability(self, delta: float, d0: int | None = None) -> float:
+        """P(step D3 stops with w != w*), from d0 or a uniformly random start (floats).
+
+        Each sojourn at distance d >= 1 (the examples between two mistakes) ends
+        the run at a wrong w with probability s_d = (1 - q_d)^T*; otherwise a
+        mistake moves d down with probability p_d and up otherwise. So
+        h_0 = 0 and h_d = s_d + (1 - s_d)(p_d h_{d-1} + (1 - p_d) h_{d+1}), a
+        tridiagonal linear system.
+        """
+        threshold = confidence_threshold(self.n, delta)
+        n = self.n
+        # The system is exponentially ill-conditioned (a general solver is wrong by 1e-3 at n = 200):
+        # eliminate from d = 1 upwards, h_d = a_d + b_d h_{d+1}, also keeping g_d = 1 - b_d, so that the
+        # pivot 1 - c_d b_{d-1} = s_d + e_d + c_d g_{d-1} is a sum of non-negative terms.
+        a, b, g = np.zeros(n + 1), np.zeros(n + 1), np.ones(n + 1)
+        for d in range(1, n + 1):
+            s = self.sojourn_stop_probability(d, threshold)
+            p = float(self.good_flip_probability(d))
+            c = (1 - s) * p
+            e = (1 - s) * (1 - p) if d < n else 0.0
+            pivot = s + e + c * g[d - 1]
+            a[d] = (s + c * a[d - 1]) / pivot
+            b[d] = e / pivot
+            g[d] = (s + c * g[d - 1]) / pivot
+        h = np.zeros(n + 1)
+        h[n] = a[n]
+        for d in range(n - 1, 0, -1):
+            h[d] = a[d] + b[d] * h[d + 1]
+        h = np.clip(h, 0.0, 1.0)  # rounding only
+        if d0 is not None:
+            return float(h[check_int(d0, "d0", low=0, high=n)])
+        weights = np.exp(gammaln(n + 1) - gammaln(np.arange(n + 1) + 1) - gammaln(n - np.arange(n + 1) + 1) - n * math.log(2))
+        return float(np.clip(weights @ h / weights.sum(), 0.0, 1.0))  # a probability, up to rounding
+
+
+@lru_cache(maxsize=64)
+def _exact_rates(n: int) -> tuple[list[Fraction], list[Fraction]]:
+    """P(mistake | d) and P(mistake and a good flip | d), d = 0..n, as Fractions (O(n^3) integer work)."""
+    Z = halfcube_size(n)
+    mistake, down = [Fraction(0)], [Fraction(0)]
+    for d in range(1, n + 1):
+        total_mistake, total_down = 0, Fraction(0)
+        for K in range(n - d + 1):
+            X = 2 * K - (n - d)
+            for L in range(d + 1):
+                Y = 2 * L - d
+                if X + Y >= 0 and X < Y:
+                    c = math.comb(n - d, K) * math.comb(d, L)
+                    total_mistake += c
+                    total_down += Fraction(c * L, L + n - d - K)
+        mistake.append(Fraction(total_mistake, Z))
+        down.append(total_down / Z)
+    return mistake, down
+
+
+@lru_cache(maxsize=64)
+def _log_rates(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """ln P(mistake | d) and ln P(mistake and a good flip | d), d = 0..n, in floats."""
+    A = np.arange((n + 1) // 2, n + 1)  # |B+| = sum_{A >= n/2} C(n, A), A = agreements with w* (ties A = n/2 count fully)
+    log_Z = float(logsumexp(_log_comb(n, A)))
+    log_mistake = np.full(n + 1, -np.inf)
+    log_down = np.full(n + 1, -np.inf)
+    for d in range(1, n + 1):
+        K = np.arange(n - d + 1)[:, None]
+        L = np.arange(d + 1)[None, :]
+        X, Y = 2 * K - (n - d), 2 * L - d
+        region = (X + Y >= 0) & (X < Y)
+        log_c = _log_comb(n - d, K) + _log_comb(d, L)
+        log_mistake[d] = logsumexp(log_c[region]) - log_Z
+        good = region & (L > 0)
+        share = np.log(np.broadcast_to(L, region.shape)[good]) - np.log((L + n - d - K)[good])
+        log_down[d] = logsumexp(log_c[good] + share) - log_Z if good.any() else -np.inf
+    return log_mistake, log_down
+
+
+def _log_comb(n: Any, k: Any) -> np.ndarray:
+    return gammaln(np.asarray(n) + 1) - gammaln(np.asarray(k) + 1) - gammaln(np.asarray(n) - np.asarray(k) + 1)
