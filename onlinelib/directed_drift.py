@@ -172,7 +172,7 @@ class DirectedDrift:
             raise ValueError(f"multi_rule must be one of {MULTI_RULES}, got {multi_rule!r}")
         self.multi_rule = multi_rule
         if batch is None:
-            if m is not None and m != 1:
+            if m is not None and check_int(m, "m", low=1) != 1:
                 raise ValueError(f"m is the batch size of the batch modes; without batch it must be None or 1, got {m!r}")
             self.m = 1
         elif m is None:

@@ -6,7 +6,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["LEARNER_COLORS", "BOUND_STYLES", "plot_mistake_comparison"]
+__all__ = ["LEARNER_COLORS", "BOUND_STYLES", "plot_mistake_comparison", "axes_row"]
 
 LEARNER_COLORS = {
     "Halving": "#1f77b4",
@@ -46,3 +46,13 @@ def plot_mistake_comparison(result: dict[str, Any], ax: plt.Axes | None = None) 
     top = max(values.max() + errors.max(), max(result["bounds"].values()))
     ax.set_ylim(0, 1.25 * top + 0.5)
     return ax
+
+
+def axes_row(axes: Any, count: int, figsize: tuple[float, float]) -> np.ndarray:
+    """``count`` axes side by side: the given ones (checked) or a new figure's (chapters 6 and 7)."""
+    if axes is None:
+        _, axes = plt.subplots(1, count, figsize=figsize)
+    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
+    if axes.size != count:
+        raise ValueError(f"axes must hold {count} axes, got {axes.size}")
+    return axes

@@ -28,6 +28,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .directed_drift import DirectedDrift, DirectedDriftChain, confidence_threshold
+from .plotting import axes_row
 from .protocol import check_int, check_real, check_rng
 
 __all__ = [
@@ -216,17 +217,6 @@ def fit_slope(x: Any, y: Any) -> tuple[float, float]:
 # -- figures -------------------------------------------------------------------------------------
 
 
-def _axes(axes: Any, count: int, figsize: tuple[float, float]) -> np.ndarray:
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _, axes = plt.subplots(1, count, figsize=figsize)
-    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
-    if axes.size != count:
-        raise ValueError(f"axes must hold {count} axes, got {axes.size}")
-    return axes
-
-
 def plot_growth(ns: Any, log_mistakes: Any, ax: Any = None) -> Any:
     """ln E[M] / n against n, odd and even n apart, with 0.139 and ln 2 (chapter 7, growth rate)."""
     ns = np.asarray(ns, dtype=float)
@@ -234,7 +224,7 @@ def plot_growth(ns: Any, log_mistakes: Any, ax: Any = None) -> Any:
     if ns.shape != rate.shape or ns.ndim != 1 or len(ns) == 0:
         raise ValueError("ns and log_mistakes must be 1-D arrays of the same positive length")
     rate = rate / ns
-    ax = _axes(ax, 1, (6.5, 4.0))[0]
+    ax = axes_row(ax, 1, (6.5, 4.0))[0]
     odd = ns % 2 == 1
     ax.plot(ns[odd], rate[odd], "o-", ms=3, color="C0", label="odd n (exact chain)")
     ax.plot(ns[~odd], rate[~odd], "s-", ms=3, color="C3", label="even n (exact chain)")
@@ -251,7 +241,7 @@ def plot_wrong_stop(ns: Any, table: dict[float, Any], ax: Any = None) -> Any:
     ns = np.asarray(ns, dtype=float)
     if not table:
         raise ValueError("table must map at least one delta to its probabilities")
-    ax = _axes(ax, 1, (6.5, 4.0))[0]
+    ax = axes_row(ax, 1, (6.5, 4.0))[0]
     for i, (delta, probs) in enumerate(sorted(table.items(), reverse=True)):
         probs = np.asarray(probs, dtype=float)
         if probs.shape != ns.shape:
@@ -272,7 +262,7 @@ def plot_batch(results: Sequence[dict[str, Any]], axes: Any = None) -> np.ndarra
     """
     if not results:
         raise ValueError("results must hold at least one batch_scaling result")
-    axes = _axes(axes, 2, (11, 4.0))
+    axes = axes_row(axes, 2, (11, 4.0))
     for i, res in enumerate(results):
         n = np.asarray(res["n"], dtype=float)
         for ax, key in zip(axes, ("mistakes", "examples")):
@@ -343,7 +333,7 @@ def explore_drift(n: int, delta: float, mode: str, m: int | None, trials: int,
 
 def plot_explore(result: dict[str, Any], axes: Any = None) -> np.ndarray:
     """Two panels for an ``explore_drift`` result: mistakes per run, and final distances."""
-    axes = _axes(axes, 2, (11, 3.8))
+    axes = axes_row(axes, 2, (11, 3.8))
     run = result["run"]
     ax = axes[0]
     mistakes = np.asarray(run.mistakes)

@@ -35,6 +35,7 @@ from .hardness import (
     theorem4_stream,
 )
 from .kernels import BooleanKernel, KernelPerceptron, monotone_monomials
+from .plotting import axes_row
 from .protocol import Trace, check_boolean_rows, check_int, check_labels, check_rng, run
 
 __all__ = [
@@ -268,17 +269,6 @@ def dual_cost(X: Any, y: Any, kernel: BooleanKernel, convention: str = "nonnegat
 # -- figures ------------------------------------------------------------------------------------
 
 
-def _axes(axes: Any, count: int, figsize: tuple[float, float]) -> np.ndarray:
-    import matplotlib.pyplot as plt
-
-    if axes is None:
-        _, axes = plt.subplots(1, count, figsize=figsize)
-    axes = np.atleast_1d(np.asarray(axes, dtype=object)).ravel()
-    if axes.size != count:
-        raise ValueError(f"axes must hold {count} axes, got {axes.size}")
-    return axes
-
-
 def plot_theorem4(result: dict[str, Any], axes: Any = None) -> np.ndarray:
     """Two panels for a ``theorem4_experiment`` result (chapter 6, Theorem 4).
 
@@ -289,7 +279,7 @@ def plot_theorem4(result: dict[str, Any], axes: Any = None) -> np.ndarray:
     when the condition holds, and the largest t of the condition.
     Returns the two axes.
     """
-    axes = _axes(axes, 2, (10.5, 3.8))
+    axes = axes_row(axes, 2, (10.5, 3.8))
     start = result["start"]
     size = result["size"]
     j = np.arange(1, size + 1)
@@ -358,7 +348,7 @@ def plot_dual_cost(cost: dict[str, Any], axes: Any = None) -> np.ndarray:
     primal cost (the number of features) for comparison. Right: the measured
     time per prediction against |M|. Returns the two axes.
     """
-    axes = _axes(axes, 2, (10.5, 3.6))
+    axes = axes_row(axes, 2, (10.5, 3.6))
     support = np.asarray(cost["support"])
     ax = axes[0]
     ax.plot(support, cost["evaluations"], ".", ms=3, color="C0", label="kernel values per prediction")

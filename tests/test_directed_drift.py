@@ -792,3 +792,9 @@ def test_bad_simulate_arguments():
     for shape in [(3,), (5,), (2, 4), (5, 1), (5, 4, 1), ()]:
         with pytest.raises(ValueError, match=r"w0 must have shape \(n,\) = \(4,\) or \(trials, n\) = \(5, 4\)"):
             drift.simulate(w_star, 5, rng, w0=np.ones(shape))
+
+
+@pytest.mark.parametrize("m", [1.0, True])
+def test_m_must_be_an_integer_even_without_batch(m):
+    with pytest.raises(TypeError, match=f"m must be an integer >= 1, got {m!r}"):
+        DirectedDrift(5, m=m)
