@@ -100,8 +100,8 @@ class DriftRun:
         Step D3 stopped the run.
     finished : ndarray of bool
         The run ended (stopped, or reached w* when running on); False if it hit ``max_examples``.
-    final_distance : ndarray of int64
-        Hamming distance between the final w and w*.
+    initial_distance, final_distance : ndarray of int64
+        Hamming distance between w and w* at the start and at the end.
     w : ndarray of int8, shape (trials, n)
         The final hypotheses.
     """
@@ -114,6 +114,7 @@ class DriftRun:
     finished: np.ndarray
     final_distance: np.ndarray
     w: np.ndarray
+    initial_distance: np.ndarray
 
     @property
     def trials(self) -> int:
@@ -197,6 +198,8 @@ class DirectedDrift:
             The starting hypotheses; default uniformly random, independently per run.
         max_examples : int
             A run that has drawn this many examples is abandoned (``finished`` False).
+            The cap is checked before each example, so the votes of a batch update,
+            or the rest of D3's run at w = w*, may take a run past it.
         """
         w_star = check_sign_vector(w_star)
         if len(w_star) != self.n:
@@ -212,6 +215,7 @@ class DirectedDrift:
                 raise ValueError(f"w0 must have shape (n,) = ({self.n},) or (trials, n) = ({trials}, {self.n}), got {shape}")
             W = np.array(np.broadcast_to(check_sign_vector(np.ravel(w0), "w0").reshape(shape), (trials, self.n)))
         W = (W * w_star).astype(np.int8)  # relative coordinates: right = +1, wrong = -1
+        initial_distance = (W < 0).sum(axis=1).astype(np.int64)
         mistakes, examples, flips, bad_flips, run = (np.zeros(trials, dtype=np.int64) for _ in range(5))
         stopped = np.zeros(trials, dtype=bool)
         finished = np.zeros(trials, dtype=bool)
@@ -245,6 +249,7 @@ class DirectedDrift:
         return DriftRun(
             mistakes=mistakes, examples=examples, flips=flips, bad_flips=bad_flips, stopped=stopped,
             finished=finished, final_distance=(W < 0).sum(axis=1).astype(np.int64), w=(W * w_star).astype(np.int8),
+            initial_distance=initial_distance,
         )
 
     def _settle(self, W, active, finished, stopped, examples, run, only=None) -> None:

@@ -798,3 +798,14 @@ def test_bad_simulate_arguments():
 def test_m_must_be_an_integer_even_without_batch(m):
     with pytest.raises(TypeError, match=f"m must be an integer >= 1, got {m!r}"):
         DirectedDrift(5, m=m)
+
+
+def test_initial_distance_is_recorded():
+    w_star = np.array([1, -1, 1, 1, -1], dtype=np.int8)
+    w0 = np.array([[1, -1, 1, 1, -1], [-1, 1, 1, 1, -1], [-1, 1, -1, -1, 1]], dtype=np.int8)
+    run = DirectedDrift(5).simulate(w_star, 3, np.random.default_rng(0), w0=w0)
+    np.testing.assert_array_equal(run.initial_distance, [0, 2, 5])
+    assert run.mistakes[0] == 0 and run.final_distance.tolist() == [0, 0, 0]
+    random_start = DirectedDrift(7).simulate(np.ones(7), 50, np.random.default_rng(1))
+    assert ((random_start.initial_distance >= 0) & (random_start.initial_distance <= 7)).all()
+    assert random_start.initial_distance.std() > 0
