@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from .linear import Winnow2
-from .protocol import check_boolean_rows, check_int, check_labels, check_real, check_rng
+from .protocol import check_boolean_rows, check_int, check_labels, check_real, check_rng, run
 
 __all__ = [
     "SetFamily",
@@ -479,8 +479,6 @@ def counting_queries(clauses: Any, n: int, alpha: float = 2.0) -> list[int]:
     This is the book's illustration of why Winnow's scores are hard, not the
     reduction of Khardon, Roth and Servedio (their gadget is not reproduced).
     """
-    from .protocol import run
-
     clauses, n = _check_clauses(clauses, n)
     if n > MAX_MONOMIAL_VARIABLES:
         raise ValueError(

@@ -120,9 +120,9 @@ class BooleanKernel:
 
     def gram(self, X: Any, Z: Any) -> np.ndarray:
         """The Gram block K(x_i, z_j): int64 if every value fits, else an object array of Python ints."""
-        counts = self.counts(X, Z)
-        n = check_boolean_rows(X, "X").shape[1]
-        return _lookup(counts, _table(n, self.max_literals))
+        A = check_boolean_rows(X, "X")
+        B = check_boolean_rows(Z, "Z", n_features=A.shape[1])
+        return _lookup(_counts(A, B, self.monotone), _table(A.shape[1], self.max_literals))
 
     def __call__(self, x: Any, z: Any) -> Any:
         """K(x, z): a Python int for two instances, the Gram block for matrices."""

@@ -6,7 +6,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["LEARNER_COLORS", "BOUND_STYLES", "plot_mistake_comparison", "axes_row"]
+__all__ = ["LEARNER_COLORS", "BOUND_STYLES", "plot_mistake_comparison", "axes_row", "draw_on_demand"]
 
 LEARNER_COLORS = {
     "Halving": "#1f77b4",
@@ -56,3 +56,15 @@ def axes_row(axes: Any, count: int, figsize: tuple[float, float]) -> np.ndarray:
     if axes.size != count:
         raise ValueError(f"axes must hold {count} axes, got {axes.size}")
     return axes
+
+
+def draw_on_demand(draw: Any, **controls: Any) -> Any:
+    """``ipywidgets.interactive(draw, **controls)`` that draws only when its *Draw* button is pressed.
+
+    Every chapter's explorer is built this way. Output printed while a cell
+    executes can stall nbclient for its whole timeout (jupyter/nbclient#312), so
+    an explorer must not draw while the book is being built.
+    """
+    import ipywidgets as widgets
+
+    return widgets.interactive(draw, {"manual": True, "manual_name": "Draw"}, **controls)

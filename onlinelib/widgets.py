@@ -12,6 +12,7 @@ import numpy as np
 
 from .bounds import halving_bound, randomized_halving_bound
 from .concepts import ConceptClass, all_concepts, monotone_disjunctions, singletons, thresholds
+from .plotting import draw_on_demand
 from .protocol import check_rng, run
 from .streams import adaptive_adversary, one_per_round_adversary, random_stream
 from .version_space import (
@@ -152,11 +153,7 @@ def mistake_explorer(seed: int = 0):
             print(result["note"])
         plt.show()
 
-    return widgets.interactive(
-        draw,
-        # draw on a button press only: output printed while the cell executes can
-        # stall nbclient for its whole timeout (jupyter/nbclient#312)
-        {"manual": True, "manual_name": "Draw"},
-        class_name=class_box, size=size_box, adversary=adversary_box,
+    return draw_on_demand(
+        draw, class_name=class_box, size=size_box, adversary=adversary_box,
         seed=seed_box,
     )

@@ -25,11 +25,10 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
-from .directed_drift import DirectedDrift, DirectedDriftChain, confidence_threshold
-from .plotting import axes_row
-from .protocol import check_int, check_real, check_rng
+from .directed_drift import DirectedDrift, DirectedDriftChain, _check_delta, confidence_threshold
+from .plotting import axes_row, draw_on_demand
+from .protocol import check_int, check_rng
 
 __all__ = [
     "MAX_ENUMERATION",
@@ -309,9 +308,7 @@ def explore_drift(n: int, delta: float, mode: str, m: int | None, trials: int,
     probability from ``DirectedDriftChain``), otherwise None.
     """
     n = check_int(n, "n", 2, MAX_EXPLORER_N)
-    delta = check_real(delta, "delta", 0.0)
-    if delta >= 1:
-        raise ValueError(f"delta must be a real number in (0, 1), got {delta!r}")
+    delta = _check_delta(delta)
     kwargs = _check_mode(mode)
     trials = check_int(trials, "trials", 2, 10_000)
     rng = check_rng(rng)
@@ -389,9 +386,6 @@ def drift_explorer(seed: int = 0):
         plt.tight_layout()
         plt.show()
 
-    # Drawn on demand only (a "Draw" button): nothing is printed while a book build
-    # executes the cell (see jupyter/nbclient issue 312).
-    return widgets.interactive(
-        draw, {"manual": True, "manual_name": "Draw"},
-        n=n_box, delta=delta_box, mode=mode_box, m=m_box, trials=trials_box, seed=seed_box,
+    return draw_on_demand(
+        draw, n=n_box, delta=delta_box, mode=mode_box, m=m_box, trials=trials_box, seed=seed_box,
     )

@@ -26,6 +26,7 @@ from .bounds import (
     wma_bound_standard,
 )
 from .experts import check_eta, check_expert_stream, weighted_majority_run
+from .plotting import draw_on_demand
 from .protocol import check_int, check_rng
 from .streams import iid_experts, planted_best_expert, wma_adversary
 
@@ -257,9 +258,6 @@ def experts_explorer(seed: int = 0):
         print(f"M = {result['M']}, E[M] (RWMA) = {result['expected']:.2f}, m = {result['m']}")
         plt.show()
 
-    # Drawn on demand only (a "Draw" button): nothing is printed while a book build
-    # executes the cell (see jupyter/nbclient issue 312).
-    return widgets.interactive(
-        draw, {"manual": True, "manual_name": "Draw"},
-        kind=kind_box, n_experts=n_box, eta=eta_box, horizon=T_box, seed=seed_box,
+    return draw_on_demand(
+        draw, kind=kind_box, n_experts=n_box, eta=eta_box, horizon=T_box, seed=seed_box,
     )

@@ -26,7 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .hardness import (
+from .hardness import (  # the convention and weight checks are shared with the library
+    CONVENTIONS,
+    _check_convention,
+    _check_weights,
     constant_weight_family,
     theorem4_condition,
     theorem4_max_size,
@@ -35,7 +38,7 @@ from .hardness import (
     theorem4_stream,
 )
 from .kernels import BooleanKernel, KernelPerceptron, monotone_monomials
-from .plotting import axes_row
+from .plotting import axes_row, draw_on_demand
 from .protocol import Trace, check_boolean_rows, check_int, check_labels, check_rng, run
 
 __all__ = [
@@ -51,8 +54,6 @@ __all__ = [
     "theorem4_experiment",
 ]
 
-#: The conventions of Theorem 4 (see ``onlinelib.hardness.theorem4_scores``).
-CONVENTIONS = ("nonnegative", "positive")
 #: The largest n the explorer's experiment accepts.
 MAX_VARIABLES = 128
 #: The largest family the experiment builds (the run costs about size^2 kernel values).
@@ -62,17 +63,8 @@ MAX_FAMILY_SIZE = 4096
 # -- argument checks ------------------------------------------------------------------
 
 
-def _check_convention(convention: Any) -> str:
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
-    return convention
-
-
 def _check_n_a_b(n: Any, a: Any, b: Any) -> tuple[int, int, int]:
-    n = check_int(n, "n", 2, MAX_VARIABLES)
-    a = check_int(a, "a", 1, n - 1)  # a < n: every set is a negative example of x_1 ... x_n
-    b = check_int(b, "b", 0, a - 1)
-    return n, a, b
+    return _check_weights(check_int(n, "n", 2, MAX_VARIABLES), a, b)
 
 
 # -- Theorem 4 ----------------------------------------------------------------------------
@@ -404,9 +396,6 @@ def kernels_explorer(seed: int = 0):
               f"mistakes {result['n_mistakes']} (predicted: {predicted})")
         plt.show()
 
-    # Drawn on demand only (a "Draw" button): nothing is printed while a book build
-    # executes the cell (see jupyter/nbclient issue 312).
-    return widgets.interactive(
-        draw, {"manual": True, "manual_name": "Draw"},
-        n=n_box, a=a_box, b=b_box, factor=factor_box, convention=convention_box, seed=seed_box,
+    return draw_on_demand(
+        draw, n=n_box, a=a_box, b=b_box, factor=factor_box, convention=convention_box, seed=seed_box,
     )

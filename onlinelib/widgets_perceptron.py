@@ -25,6 +25,7 @@ from scipy.special import betainc
 
 from .bounds import perceptron_bound
 from .linear import Perceptron
+from .plotting import draw_on_demand
 from .protocol import Trace, check_int, check_real, check_rng, run
 from .streams import perceptron_lower_bound_stream, separable_stream
 
@@ -359,12 +360,6 @@ def perceptron_explorer(seed: int = 0):
             print(result["note"])
         plt.show()
 
-    # Drawn on demand (a "Draw" button), not on every slider move and not when the
-    # panel is created: nothing is computed or printed while a book build executes the
-    # cell. (nbclient's stand-in for the Output widget sends a message on the shell
-    # channel for each output printed into the widget, and that can stall the
-    # execution of the cell until its timeout; see jupyter/nbclient issue 312.)
-    return widgets.interactive(
-        draw, {"manual": True, "manual_name": "Draw"},
-        kind=kind_box, margin=margin_box, n_features=dim_box, seed=seed_box,
+    return draw_on_demand(
+        draw, kind=kind_box, margin=margin_box, n_features=dim_box, seed=seed_box,
     )

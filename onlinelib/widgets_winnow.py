@@ -32,6 +32,7 @@ import scipy.sparse as sp
 
 from .bounds import notes_winnow_bound, winnow2_bound
 from .linear import Perceptron, Winnow2
+from .plotting import draw_on_demand
 from .protocol import check_int, check_rng, run
 from .streams import disjunction_stream
 
@@ -722,10 +723,6 @@ def winnow_explorer(seed: int = 0) -> Any:
         plot_winnow_comparison(result)
         plt.show()
 
-    return widgets.interactive(
-        draw,
-        # draw on a button press only: output printed while the cell executes can
-        # stall nbclient for its whole timeout (jupyter/nbclient#312)
-        {"manual": True, "manual_name": "Draw"},
-        alpha=alpha_box, theta_over_n=ratio_box, n_features=n_box, n_relevant=k_box, seed=seed_box,
+    return draw_on_demand(
+        draw, alpha=alpha_box, theta_over_n=ratio_box, n_features=n_box, n_relevant=k_box, seed=seed_box,
     )

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from .bounds import winnow1_bound
 from .linear import Elimination, Winnow1
+from .plotting import draw_on_demand
 from .protocol import check_int, check_rng, run
 from .streams import disjunction_stream, winnow1_promotion_adversary
 
@@ -428,11 +429,7 @@ def winnow1_explorer(seed: int = 0):
             print(result["note"])
         plt.show()
 
-    return widgets.interactive(
-        draw,
-        # draw on a button press only: output printed while the cell executes can
-        # stall nbclient for its whole timeout (jupyter/nbclient#312)
-        {"manual": True, "manual_name": "Draw"},
-        lg_n=lg_n_box, k=k_box, ratio=ratio_box, stream=stream_box,
+    return draw_on_demand(
+        draw, lg_n=lg_n_box, k=k_box, ratio=ratio_box, stream=stream_box,
         seed=seed_box,
     )

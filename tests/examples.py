@@ -1,4 +1,4 @@
-"""Small concept classes shared by several test modules."""
+"""Test data and helpers shared by several test modules."""
 
 # Littlestone dimension 2, but an adversary forces Halving to 3 = floor(lg 8) mistakes,
 # so Halving is not optimal on it (found by the search in chapter 1).
@@ -12,3 +12,12 @@ EIGHT = [
     [1, 1, 0, 1, 0],
     [1, 1, 1, 1, 0],
 ]
+
+
+def state(learner):
+    """Everything a run of a linear-threshold learner changes, for exact comparisons."""
+    out = {"weights": learner.weights.copy(), "bias": learner.bias, "rounds": learner.rounds}
+    for name in ("n_updates", "promotions", "eliminations", "demotions", "n_mistakes", "n_literals"):
+        if hasattr(learner, name):
+            out[name] = getattr(learner, name)
+    return out

@@ -11,6 +11,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from examples import state
+
 from onlinelib import (
     Elimination,
     Halving,
@@ -24,14 +26,6 @@ from onlinelib import (
 
 PROPERTY = settings(max_examples=150, deadline=None, database=None)
 LABELS = st.sampled_from([-1, 1])
-
-
-def state(learner):
-    out = {"weights": learner.weights.copy(), "bias": learner.bias, "rounds": learner.rounds}
-    for name in ("n_updates", "promotions", "eliminations", "demotions", "n_mistakes", "n_literals"):
-        if hasattr(learner, name):
-            out[name] = getattr(learner, name)
-    return out
 
 
 def outcome(make, X, y, method, observe=None):

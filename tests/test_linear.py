@@ -11,19 +11,12 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from examples import state
+
 from onlinelib import Elimination, Perceptron, Winnow1, Winnow2, as_sparse_rows, run
 
 PROPERTY = settings(max_examples=60, deadline=None, database=None)
 METHODS = ("loop", "blocks")
-
-
-def state(learner):
-    """Everything a run changes, for exact comparisons."""
-    out = {"weights": learner.weights.copy(), "bias": learner.bias, "rounds": learner.rounds}
-    for name in ("n_updates", "promotions", "eliminations", "demotions", "n_mistakes", "n_literals"):
-        if hasattr(learner, name):
-            out[name] = getattr(learner, name)
-    return out
 
 
 def assert_same_state(a, b):
