@@ -37,7 +37,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import integrate, optimize, special
 
-from .protocol import check_int, check_real, check_rng
+from .protocol import check_int, check_label, check_real, check_rng
 
 __all__ = [
     "generalization_error",
@@ -126,6 +126,16 @@ def _eta_value(schedule: Callable[[float], float], alpha: float) -> float:
             " (a power schedule needs cap= if it is evaluated at alpha = 0)"
         )
     return eta
+
+
+def _eta_block(schedule: Callable[[float], float], t: int, B: int, N: int) -> np.ndarray:
+    """Learning rates for examples t+1, ..., t+B (alpha = example/N), checked."""
+    alphas = np.arange(t + 1, t + B + 1) / N
+    if isinstance(schedule, (ConstantSchedule, PowerSchedule)):
+        etas = np.asarray(schedule(alphas), dtype=float)
+        if np.isfinite(etas).all() and (etas >= 0).all():
+            return etas
+    return np.array([_eta_value(schedule, a) for a in alphas])
 
 
 def _as_schedule(eta_schedule: Any, name: str = "eta_schedule") -> Callable[[float], float]:
@@ -356,6 +366,12 @@ class PowerSchedule:
     z: float
     cap: float | None = None
 
+    def __post_init__(self) -> None:
+        check_real(self.amplitude, "amplitude", 0.0)
+        check_real(self.z, "z", 0.0)
+        if self.cap is not None:
+            check_real(self.cap, "cap", 0.0)
+
     def __call__(self, alpha: Any) -> Any:
         a = np.asarray(alpha, dtype=float)
         with np.errstate(divide="ignore"):
@@ -500,8 +516,8 @@ def simulate_normalized_perceptron(
     ``v`` a unit vector orthogonal to both. The noise of ``S`` orthogonal to
     ``W0`` and ``e`` is isotropic, so its component along ``v`` is a fresh
     standard normal ``g`` and the rest has squared length ``chi^2_{N-3}``,
-    independent of ``g``. The update therefore moves ``(a, b, r)`` with four
-    random numbers per example instead of ``N``, and the law of
+    independent of ``g``. The update therefore moves ``(a, b, r)`` with at most
+    four random numbers per example instead of ``N``, and the law of
     ``(R, q)`` is exactly the same as in the full simulation. It needs ``N >= 3``
     and a shift ``T`` in the plane of ``W0`` and ``U``.
 
@@ -707,20 +723,26 @@ def _simulate_reduced(W, W0v, Uv, Tv, e, p, N, n_examples, runs, rng, sched, ste
         x0 = rng.standard_normal((B, runs)) + q0
         x1 = rng.standard_normal((B, runs)) + u1
         g = rng.standard_normal((B, runs))
-        chi = rng.chisquare(N - 3, (B, runs)) if N > 3 else np.zeros((B, runs))
         teacher = np.where(x0 >= 0.0, 1.0, -1.0)
         if p > 0:
             teacher = np.where(rng.random((B, runs)) < p, -teacher, teacher)
+        positive = teacher > 0.0
+        steps_eta = _eta_block(sched, t, B, N) / N
         for k in range(B):
             t += 1
-            eta = _eta_value(sched, t / N)
-            h = a * x0[k] + b * x1[k] + r * g[k]
-            coef = np.where((h >= 0.0) != (teacher[k] > 0.0), (eta / N) * teacher[k], 0.0)
-            a = a + coef * (x0[k] - T0)
-            b = b + coef * (x1[k] - T1)
-            r = np.sqrt((r + coef * g[k]) ** 2 + coef * coef * chi[k])
-            norm = np.sqrt(a * a + b * b + r * r)
-            a, b, r = a / norm, b / norm, r / norm
+            h = a * x0[k]
+            h += b * x1[k]
+            h += r * g[k]
+            wrong = np.flatnonzero((h >= 0.0) != positive[k])
+            if wrong.size:  # only mistaken runs move; late in learning these are few
+                c = steps_eta[k] * teacher[k, wrong]
+                aw = a[wrong] + c * (x0[k, wrong] - T0)
+                bw = b[wrong] + c * (x1[k, wrong] - T1)
+                # squared length of the noise outside W0, e and v: needed only on mistakes
+                chi = rng.chisquare(N - 3, wrong.size) if N > 3 else 0.0
+                rw = np.sqrt((r[wrong] + c * g[k, wrong]) ** 2 + c * c * chi)
+                norm = np.sqrt(aw * aw + bw * bw + rw * rw)
+                a[wrong], b[wrong], r[wrong] = aw / norm, bw / norm, rw / norm
             rec.store(t, lambda: a, lambda: a * q0 + b * u1)
     # a representative final W: the out-of-plane part in a uniformly random direction
     v = rng.standard_normal((runs, N))
@@ -905,8 +927,13 @@ def angle_drift(theta: float, p: float, q0: float, u: float, rule: str = "plain"
         return -lower(beta) if a > 0 else upper(beta)
 
     f = lambda a: inner(a) * _phi(a - ma)  # noqa: E731
-    dis = integrate.quad(f, -np.inf, 0.0, epsabs=1e-13, limit=200)[0]
-    dis += integrate.quad(f, 0.0, np.inf, epsabs=1e-13, limit=200)[0]
+    # inner(a) varies on the scale |s|/|c| around a = 0 (it is a step at s = 0):
+    # break the range there so quad cannot miss a narrow bump near theta = 0 or pi
+    cuts = {0.0}
+    if abs(c) > 1e-12:
+        cuts |= {s * (mb - 12.0) / c, s * (mb + 12.0) / c}
+    edges = [-np.inf] + sorted(cuts) + [np.inf]
+    dis = sum(integrate.quad(f, lo, hi, epsabs=1e-14, limit=200)[0] for lo, hi in zip(edges, edges[1:]) if lo < hi)
     return dis + noise
 
 
@@ -933,7 +960,7 @@ class PlaneFixedPoint:
     slope: float
 
 
-def plain_noisy_fixed_point(p: float, q0: float, u: float, *, grid: int = 721) -> PlaneFixedPoint:
+def plain_noisy_fixed_point(p: float, q0: float, u: float, *, grid: int = 181) -> PlaneFixedPoint:
     """Where the plain rule ends up with label noise and shifted inputs, as eta -> 0 (chapter 8 (Learning curves), Eq. 9).
 
     Finds the stable zero of ``angle_drift(theta, p, q0, u, "plain")`` nearest
@@ -949,8 +976,9 @@ def plain_noisy_fixed_point(p: float, q0: float, u: float, *, grid: int = 721) -
         ``U.W0``.
     u : float
         ``|U| >= |q0|``.
-    grid : int, default 721
-        Number of scan angles (>= 8).
+    grid : int, default 181
+        Number of scan angles on (-pi, pi] (>= 8); a stable zero is missed only
+        if two zeros lie within one grid step (2 degrees by default).
     """
     p = _check_p(p)
     q0, u = _check_geometry(q0, u)
@@ -1159,8 +1187,7 @@ class NormalizedPerceptron:
 
     def update(self, x: Any, y: int) -> None:
         x = self._x(x)
-        if y not in (-1, 1):
-            raise ValueError(f"y must be -1 or +1, got {y!r}")
+        y = check_label(y)
         self.t += 1
         T = self._shift(x, y)
         eta = _eta_value(self.schedule, self.t / self.N)
@@ -1286,9 +1313,9 @@ def parabola_error(w: Any, w0: Any) -> Any:
     out = np.abs(F(xr)) + np.abs(F(1.0) - F(xr))
     if not inside.all():
         x = (np.arange(4096) + 0.5) / 4096
-        g = np.clip(flat[:, :1] + flat[:, 1:] * x**2, 0, 1)
         g0 = np.clip(w0[0] + w0[1] * x**2, 0, 1)
-        out = np.where(inside, out, np.abs(g - g0).mean(1))
+        for i in np.flatnonzero(~inside):  # row by row: a runs x 4096 array can be huge
+            out[i] = np.abs(np.clip(flat[i, 0] + flat[i, 1] * x**2, 0, 1) - g0).mean()
     out = out.reshape(w.shape[:-1])
     return float(out) if out.ndim == 0 else out
 

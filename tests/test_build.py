@@ -17,6 +17,7 @@ CHAPTERS = [
     "book/experts.html",
     "book/kernels.html",
     "book/directed_drift.html",
+    "book/learning_curves.html",
 ]
 
 pytestmark = pytest.mark.skipif(not (HTML / "index.html").exists(), reason="the book has not been built")

@@ -1,0 +1,215 @@
+"""Chapter 8 ("Learning curves"): the learning-curve explorer of the normalized perceptron.
+
+* ``explore_learning_curve`` puts the theory and the simulation of one
+  setting side by side: the overlap ODE (Eq. 4, with label noise p as in
+  ``onlinelib.learning_curves.ode_rhs``) integrated from R = 0, and the mean
+  generalization error of many independent runs of the normalized
+  perceptron rule (Eq. 2) with its standard error, both under the capped
+  power schedule ``eta(alpha) = min(eta0 sqrt(2 pi)/alpha^z, eta0 sqrt(2 pi))``
+  (Eq. 6 when z = 1).
+* ``plot_explore`` draws such a result on log-log axes, with the 1/alpha
+  asymptote of Eq. (6) when it applies (z = 1, eta0 > 1, p = 0);
+  ``plot_static`` is the figure the chapter shows at the default setting, and
+  ``learning_curve_explorer`` is the ipywidgets panel (eta0, z, N, p, seed)
+  that draws it on demand.
+
+Conventions as in ``onlinelib.learning_curves``: centred Gaussian inputs,
+unit teacher and student, ``alpha = t/N``, ``eps_g = p + (1-2p) arccos(R)/pi``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .learning_curves import (
+    _check_p,
+    integrate_R,
+    power_schedule,
+    schedule_asymptote,
+    simulate_normalized_perceptron,
+)
+from .plotting import axes_row, draw_on_demand
+from .protocol import check_int, check_real
+
+__all__ = [
+    "EXPLORER_N",
+    "GRID_POINTS",
+    "MAX_ALPHA",
+    "MAX_N",
+    "MAX_RUNS",
+    "explore_learning_curve",
+    "learning_curve_explorer",
+    "plot_explore",
+    "plot_static",
+]
+
+#: The largest input dimension ``explore_learning_curve`` accepts.
+MAX_N = 1000
+#: The most runs ``explore_learning_curve`` accepts.
+MAX_RUNS = 2000
+#: The largest final time alpha_max ``explore_learning_curve`` accepts.
+MAX_ALPHA = 2000
+#: Points of the log-spaced grid of times before rounding to integers (duplicates removed).
+GRID_POINTS = 30
+#: The input dimensions offered by the explorer.
+EXPLORER_N = (25, 50, 100, 250)
+
+
+def _alpha_grid(alpha_max: int) -> np.ndarray:
+    """Integer times from 1 to ``alpha_max``, about evenly spaced on a log axis."""
+    return np.unique(np.rint(np.geomspace(1.0, alpha_max, GRID_POINTS))).astype(float)
+
+
+# -- the experiment ------------------------------------------------------------------------------
+
+
+def explore_learning_curve(
+    eta0: float = 2.0,
+    z: float = 1.0,
+    N: int = 50,
+    p: float = 0.0,
+    *,
+    runs: int = 64,
+    alpha_max: int = 50,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """ODE learning curve against simulation for one schedule (chapter 8 (Learning curves), Eqs. 2-6).
+
+    The schedule is ``power_schedule(eta0, z, cap=eta0 sqrt(2 pi))``, i.e.
+    ``eta(alpha) = eta0 sqrt(2 pi)/alpha^z`` capped at its value at alpha = 1
+    (MATH.md's choice for Figure 1). The theory integrates the overlap ODE
+    (Eq. 4; with noise p, the centred-input extension of ``ode_rhs``) from
+    R = 0, the overlap of a random student as N -> infinity; the simulation
+    runs ``simulate_normalized_perceptron`` from uniformly random students.
+    Its cost grows like ``runs * N * alpha_max`` (the default takes well
+    under a second).
+
+    Parameters
+    ----------
+    eta0 : float > 0
+        Schedule amplitude; Eq. (6) says ``eta0 = 2`` is optimal for z = 1.
+    z : float > 0
+        Schedule exponent.
+    N : int in [3, MAX_N]
+        Input dimension of the simulation.
+    p : float in [0, 1/2]
+        Label-flip probability.
+    runs : int in [2, MAX_RUNS]
+        Independent runs of the simulation.
+    alpha_max : int in [1, MAX_ALPHA]
+        Final time alpha = t/N.
+    seed : int >= 0
+        Seed of ``numpy.random.default_rng`` for the simulation.
+
+    Returns
+    -------
+    dict with the arguments, ``schedule`` (the ``PowerSchedule``), ``alpha``
+    (the recorded integer times, log-spaced from 1 to ``alpha_max``), ``ode``
+    (the ODE's eps_g at those times), ``mean`` and ``sem`` (the simulation's
+    mean eps_g over the runs and its standard error) and ``eps`` (eps_g of
+    every run, shape (runs, len(alpha))).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a number of the right kind (``N``, ``runs``,
+        ``alpha_max`` and ``seed`` must be integers).
+    ValueError
+        If an argument is out of its range; the message names it.
+    """
+    eta0 = check_real(eta0, "eta0", 0.0)
+    z = check_real(z, "z", 0.0)
+    N = check_int(N, "N", 3, MAX_N)
+    p = _check_p(p)
+    runs = check_int(runs, "runs", 2, MAX_RUNS)
+    alpha_max = check_int(alpha_max, "alpha_max", 1, MAX_ALPHA)
+    seed = check_int(seed, "seed", 0)
+    schedule = power_schedule(eta0, z, cap=eta0 * math.sqrt(2.0 * math.pi))
+    alphas = _alpha_grid(alpha_max)
+    R = integrate_R(alphas, schedule, 0.0, p=p)
+    ode = p + (1.0 - 2.0 * p) * np.arccos(np.clip(R, -1.0, 1.0)) / np.pi
+    sim = simulate_normalized_perceptron(N, alpha_max * N, runs, np.random.default_rng(seed), schedule,
+                                         p=p, record=alphas)
+    eps = sim.eps_g
+    return {"eta0": eta0, "z": z, "N": N, "p": p, "runs": runs, "alpha_max": alpha_max, "seed": seed,
+            "schedule": schedule, "alpha": alphas, "ode": ode, "mean": eps.mean(axis=0),
+            "sem": eps.std(axis=0, ddof=1) / math.sqrt(runs), "eps": eps}
+
+
+# -- figures -------------------------------------------------------------------------------------
+
+
+def plot_explore(result: dict[str, Any], ax: Any = None) -> Any:
+    """eps_g against alpha on log-log axes for an ``explore_learning_curve`` result (chapter 8 (Learning curves)).
+
+    Draws the ODE curve (solid), the simulation's mean with error bars of
+    ±1 standard error, and
+
+    * for z = 1, eta0 > 1 and p = 0 the Eq. (6) asymptote
+      ``schedule_asymptote(eta0)/alpha`` (dotted);
+    * for p > 0 the level p (dashed), which eps_g never goes below. Eq. (6)
+      is not drawn then: with label noise the plain rule's excess error
+      ``eps_g - p`` decays more slowly than 1/alpha under this schedule.
+
+    Returns the Axes.
+    """
+    ax = axes_row(ax, 1, (6.5, 4.2))[0]
+    alpha = np.asarray(result["alpha"], dtype=float)
+    eta0, z, p = result["eta0"], result["z"], result["p"]
+    ax.plot(alpha, result["ode"], "-", color="C0", lw=1.5, label="ODE (Eq. 4), N -> infinity")
+    ax.errorbar(alpha, result["mean"], yerr=result["sem"], fmt="o", ms=3, capsize=2, color="C3",
+                label=f"simulation, N = {result['N']} (mean ± 1 SE)")
+    if p > 0:
+        ax.axhline(p, color="black", ls="--", lw=1, label=f"p = {p:g} (eps_g >= p; Eq. 6 needs p = 0)")
+    elif math.isclose(z, 1.0) and eta0 > 1:
+        c = schedule_asymptote(eta0)
+        ax.plot(alpha, c / alpha, ":", color="black", lw=1.5, label=f"Eq. 6: {c:.3g}/alpha")
+    ax.set(xscale="log", yscale="log", xlabel="alpha = t/N", ylabel="generalization error eps_g")
+    ax.set_title(f"eta0 = {eta0:g}, z = {z:g}, N = {result['N']}, p = {p:g}, {result['runs']} runs\n"
+                 f"eta(alpha) = min(eta0 sqrt(2 pi)/alpha^z, eta0 sqrt(2 pi))", fontsize=9)
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
+
+
+def plot_static(ax: Any = None, **kwargs: Any) -> Any:
+    """The chapter's figure at the explorer's default setting (chapter 8 (Learning curves)).
+
+    ``plot_explore(explore_learning_curve(**kwargs), ax)``: without arguments
+    eta0 = 2, z = 1, N = 50, p = 0, 64 runs up to alpha = 50. Returns the Axes.
+    """
+    return plot_explore(explore_learning_curve(**kwargs), ax)
+
+
+# -- the explorer --------------------------------------------------------------------------------
+
+
+def learning_curve_explorer(seed: int = 0):
+    """An ipywidgets panel (chapter 8 (Learning curves)): eta0, z, N, p and the seed.
+
+    Press "Draw" to run ``explore_learning_curve`` (64 runs up to alpha = 50)
+    and draw ``plot_explore``. Needs a live kernel; the chapter shows the
+    default setting statically (``plot_static``).
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+
+    seed = check_int(seed, "seed", 0)
+    eta0_box = widgets.FloatSlider(value=2.0, min=0.25, max=6.0, step=0.25, description="eta0")
+    z_box = widgets.FloatSlider(value=1.0, min=0.25, max=1.5, step=0.05, description="z")
+    n_box = widgets.Dropdown(options=list(EXPLORER_N), value=50, description="N")
+    p_box = widgets.FloatSlider(value=0.0, min=0.0, max=0.5, step=0.05, description="p")
+    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
+
+    def draw(eta0: float, z: float, N: int, p: float, seed: int) -> None:
+        try:
+            result = explore_learning_curve(eta0, z, N, round(p, 2), seed=seed)
+        except (TypeError, ValueError) as error:
+            print(error)
+            return
+        plot_explore(result)
+        plt.tight_layout()
+        plt.show()
+
+    return draw_on_demand(draw, eta0=eta0_box, z=z_box, N=n_box, p=p_box, seed=seed_box)
