@@ -1,0 +1,48 @@
+"""Hidden tests of Assignment 1, the Halving algorithm (chapter 1, Mistake bounds).
+
+Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
+Run by ``tools/grade.py --assignment halving``, which calls ``grade`` on the class the
+student's notebook defines under the name ``FUNCTION``.
+"""
+import numpy as np
+
+import onlinelib as ol
+from onlinelib import grading
+
+FUNCTION = "HalvingLearner"
+REFERENCE = grading.reference_halving
+TITLE = "Assignment 1: Halving (chapter 1)"
+
+
+def _table(cls):
+    return np.array(cls.by_instance.T)
+
+
+def streams():
+    """Random and adversarial streams on four classes, from fixed seeds (5 points)."""
+    rng = np.random.default_rng(20260101)
+    out = []
+    line = ol.thresholds(31)
+    X, y = ol.random_stream(line, target=13, length=60, rng=rng)
+    out.append(grading.Stream("thresholds on 31 points, random", X, y, params={"table": _table(line)}))
+    every = ol.all_concepts(5)
+    X, y = ol.random_stream(every, target=int(rng.integers(every.size)), length=50, rng=rng)
+    out.append(grading.Stream("all 32 concepts on 5 points, random", X, y, params={"table": _table(every)}))
+    disj = ol.monotone_disjunctions(4)
+    X, y = ol.random_stream(disj, target=0b0101, length=60, rng=rng)
+    out.append(grading.Stream("monotone disjunctions of 4 variables, random", X, y, params={"table": _table(disj)}))
+    single = ol.singletons(12)
+    X, y = ol.one_per_round_adversary(single, target=12, rng=rng)
+    out.append(grading.Stream("singletons on 12 points, one-per-round adversary", X, y, params={"table": _table(single)}))
+    # The adaptive adversary of chapter 1, against the reference: every round is a mistake for it.
+    adaptive = ol.adaptive_adversary(REFERENCE(_table(every)), every)
+    out.append(grading.Stream("all concepts on 5 points, adaptive adversary", adaptive.X, adaptive.y,
+                              params={"table": _table(every)}))
+    return out
+
+
+def grade(student) -> grading.GradeReport:
+    """Compare the student's class with the reference: predictions and |V| in every round."""
+    return grading.compare_learners(
+        student, REFERENCE, streams(), observe={"|V|": lambda learner: learner.size}, title=TITLE
+    )

@@ -1,0 +1,36 @@
+"""Hidden tests of Assignment 3, RWMA's exact expected mistakes (chapter 5, Experts and regret).
+
+Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
+Run by ``tools/grade.py --assignment rwma``.
+"""
+import numpy as np
+
+import onlinelib as ol
+from onlinelib import grading
+
+FUNCTION = "rwma_mistake_probabilities"
+REFERENCE = grading.reference_rwma_probabilities
+TITLE = "Assignment 3: RWMA expected mistakes (chapter 5)"
+
+
+def cases():
+    rng = np.random.default_rng(20260303)
+    out = []
+    P, y = ol.iid_experts(200, rng.uniform(0.3, 0.9, size=8), rng)
+    out.append(grading.Case("eight i.i.d. experts, eta = 0.25", (P, y, 0.25)))
+    P, y = ol.planted_best_expert(150, 6, 10, rng)
+    out.append(grading.Case("planted best expert (10 mistakes), eta = 0.5", (P, y, 0.5)))
+    P, y = ol.wma_adversary(120, 7, 0.3, rng)
+    out.append(grading.Case("the Weighted Majority adversary, eta = 0.3", (P, y, 0.3)))
+    P, y = ol.planted_best_expert(60, 4, 0, rng)
+    out.append(grading.Case("a perfect expert, eta = 1", (P, y, 1.0)))
+    P, y = ol.iid_experts(30, [0.6], rng)
+    out.append(grading.Case("a single expert", (P, y, 0.5)))
+    P, y = ol.iid_experts(3000, [0.55, 0.5, 0.45, 0.4], rng)
+    out.append(grading.Case("3000 rounds, eta = 0.9 (the weights underflow unless rescaled)", (P, y, 0.9)))
+    return out
+
+
+def grade(student) -> grading.GradeReport:
+    """One point per case: F_t must match to 1e-9 (relative) in every round."""
+    return grading.compare_functions(student, REFERENCE, cases(), rounds=True, title=TITLE)

@@ -1,0 +1,107 @@
+"""The built book in a real browser: every page opened in headless Chromium, offline.
+
+For each page of _toc.yml (and index.html), tools/browser_check.py asserts that
+MathJax typeset the maths and left no raw TeX, every image loaded, nothing was
+logged as an error, and no request left the site; it saves a full-page screenshot
+under _build/screenshots/. Skipped when the book has not been built or no Chromium
+is installed; .ci/run builds the book and then runs this file.
+"""
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+
+
+def _load_checker():
+    spec = importlib.util.spec_from_file_location("browser_check", ROOT / "tools" / "browser_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+browser_check = _load_checker()
+PAGES = browser_check.toc_pages(ROOT / "_toc.yml")
+
+pytestmark = [
+    pytest.mark.skipif(not (HTML / "index.html").exists(), reason="the book has not been built (no _build/html/index.html)"),
+    pytest.mark.skipif(
+        browser_check.find_browser() is None,
+        reason="no Chromium found (apt-get install -y chromium, or set $CHROMIUM)",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def results():
+    """Every page checked once, in one browser."""
+    return {r.page: r for r in browser_check.check_site(HTML, PAGES, out=SCREENSHOTS, timeout=30)}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_in_browser(results, page):
+    r = results[page]
+    assert r.ok, f"{r.line()}\n  - " + "\n  - ".join(r.failures)
+    assert Path(r.screenshot).stat().st_size > 0
+
+
+def test_toc_pages_cover_every_chapter():
+    assert PAGES[0] == "index.html"
+    assert "book/intro.html" in PAGES and "book/bibliography.html" in PAGES
+    assert all((HTML / p).exists() for p in PAGES), [p for p in PAGES if not (HTML / p).exists()]
+
+
+def _site_with_page(tmp_path, page, html):
+    """A copy of the site in tmp_path (symlinks to the built files) in which ``page`` reads ``html``."""
+    site = tmp_path / "site"
+    parent_parts = Path(page).parent.parts
+    src, dst = HTML, site
+    dst.mkdir()
+    for i in range(len(parent_parts) + 1):
+        following = parent_parts[i] if i < len(parent_parts) else None
+        for entry in src.iterdir():
+            if entry.name != following:
+                (dst / entry.name).symlink_to(entry)
+        if following is None:
+            break
+        src, dst = src / following, dst / following
+        dst.mkdir()
+    target = site / page
+    if target.is_symlink():
+        target.unlink()
+    target.write_text(html, encoding="utf-8")
+    return site
+
+
+def test_checker_catches_broken_page(tmp_path):
+    """The check can fail: a page with a console error, a missing image, raw TeX and a remote image."""
+    page = "book/errata.html"  # a small page with maths
+    html = (HTML / page).read_text(encoding="utf-8")
+    injected = (
+        '<script>console.error("x")</script>'
+        '<p>Unparsed display maths: $$x$$</p>'
+        '<img src="missing.png" alt="missing">'
+        '<img src="https://example.com/a.png" alt="remote">'
+    )
+    html, n = re.subn(r"(<body[^>]*>)", lambda m: m.group(1) + injected, html, count=1)
+    assert n == 1
+    site = _site_with_page(tmp_path, page, html)
+
+    [r] = browser_check.check_site(site, [page], out=tmp_path / "shots", timeout=30)
+
+    assert not r.ok
+    assert "console.error: x" in r.console_errors
+    assert {img["src"] for img in r.broken_images} >= {"missing.png", "https://example.com/a.png"}
+    assert "$$" in [raw["delimiter"] for raw in r.raw_tex]
+    assert "https://example.com/a.png" in r.external_requests
+    reasons = "\n".join(r.failures)
+    for expected in ("console error: console.error: x", "image not loaded: missing.png",
+                     "raw TeX $$ visible", "request left the site: https://example.com/a.png"):
+        assert expected in reasons
+    # The rest of the page is still fine: MathJax typeset it, and the screenshot was taken.
+    assert r.mjx > 0 and not r.untypeset
+    assert (tmp_path / "shots" / "book" / "errata.png").stat().st_size > 0

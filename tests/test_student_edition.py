@@ -1,0 +1,477 @@
+"""The student edition leaks no solution (issue 8).
+
+``tools/student_edition.py`` strips every solution and lecturer-only item from the sources
+and builds the result. This file
+
+* extracts every solution from the full-edition sources (``book/**/*.md``) with the tool's own
+  parser, so the check cannot pass vacuously, and cuts each one into distinctive fragments:
+  every line (or stretch of a line between roles such as ``{ref}`...```) that is at least
+  ``MIN_CHARS`` characters long once reduced to lower-case words, and that does not also
+  occur outside the solutions (such fragments are reported and skipped);
+* searches EVERY file of the student build for them: the HTML pages, ``_sources``,
+  ``searchindex.js`` (also word by word: no word found only in solutions may be a search
+  term), the executed notebooks, the doctrees and any download. A fragment is matched on
+  words only, so markup (HTML tags, Pygments spans, JSON escapes, ``$`` versus ``\\(``) cannot
+  hide it;
+* checks that every exercise is still there and that lecturer-only cells and files are gone.
+
+The checks of the build are skipped until it exists; build it with
+``python tools/student_edition.py`` (CI does, after the normal build). ``STUDENT_BUILD``
+names another build (the directory given to ``--path-output``; default
+``_build/student``), and ``STUDENT_SRC`` its stripped sources (default: ``student_src`` next
+to it), which are searched too if present.
+"""
+from __future__ import annotations
+
+import contextlib
+import html
+import importlib.util
+import json
+import os
+import pickle
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("student_edition", ROOT / "tools" / "student_edition.py")
+se = sys.modules.setdefault("student_edition", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(se)
+
+STUDENT_BUILD = Path(os.environ.get("STUDENT_BUILD", ROOT / "_build" / "student")).resolve()
+STUDENT_SRC = Path(os.environ.get("STUDENT_SRC", STUDENT_BUILD.parent / "student_src")).resolve()
+HTML = STUDENT_BUILD / "_build" / "html"
+MIN_CHARS = 25
+BINARY = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".woff", ".woff2", ".ttf", ".eot",
+          ".otf", ".pdf", ".zip", ".gz", ".bz2", ".xz", ".mo", ".db", ".sqlite"}
+
+built = pytest.mark.skipif(
+    not (HTML / "index.html").exists(),
+    reason=f"the student edition has not been built ({HTML} is missing): run "
+           "`python tools/student_edition.py`, or set STUDENT_BUILD to its --path-output")
+
+
+# --------------------------------------------------------------------------------------------
+# Normalisation and fragments
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def norm(text: str) -> str:
+    """Lower-case words separated by single spaces: markup, punctuation and layout vanish."""
+    return " ".join(words(text))
+
+
+_ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")        # {ref}`x`, {cite}`x`, {prf:ref}`x`: rendered otherwise
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")       # [text](target) shows only the text
+_SKIP_LINE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,}|\+\+\+|---\s*$|:[\w-]+:)")
+
+
+def fragments(body: str) -> list[str]:
+    """The distinctive pieces of a block of MyST text, normalised, at least MIN_CHARS long."""
+    found = []
+    for line in body.splitlines():
+        if _SKIP_LINE.match(line):
+            continue
+        for piece in _ROLE.split(_LINK.sub(r"\1", line)):
+            n = norm(piece)
+            if len(n) >= MIN_CHARS and n not in found:
+                found.append(n)
+    return found
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    return f" {needle} " in f" {haystack} "
+
+
+# --------------------------------------------------------------------------------------------
+# The full edition's sources
+
+
+def _source_files() -> list[Path]:
+    return sorted(p for p in (ROOT / "book").rglob("*.md")
+                  if not any(part in se.SKIP_NAMES for part in p.relative_to(ROOT).parts))
+
+
+@cache
+def secrets() -> tuple:
+    """(label, file, kind, body) of every solution, lecturer-only block and lecturer file."""
+    out = []
+    for path in _source_files():
+        rel = path.relative_to(ROOT)
+        text = path.read_text(encoding="utf-8")
+        if se.is_lecturer_path(rel):
+            out.append((f"lecturer file {rel}", str(rel), "lecturer-file", text))
+        for r in se.find_removals(text):
+            out.append((r.label or f"line {r.start}", str(rel), r.kind, r.body))
+    return tuple(out)
+
+
+@cache
+def public_text() -> str:
+    """Normalised text of everything in the full edition that is not a solution."""
+    parts = []
+    for path in _source_files():
+        if not se.is_lecturer_path(path.relative_to(ROOT)):
+            parts.append(se.strip_solutions(path.read_text(encoding="utf-8"))[0])
+    for extra in [*(ROOT / "book").rglob("*.bib"), ROOT / "_config.yml", ROOT / "_toc.yml"]:
+        parts.append(extra.read_text(encoding="utf-8"))
+    return "\n".join(norm(p) for p in parts)
+
+
+@cache
+def fragment_table() -> tuple[dict, list]:
+    """{fragment: [(label, file)]} of distinctive fragments, and the skipped (fragment, label)."""
+    table, skipped = {}, []
+    public = public_text()
+    for label, file, _kind, body in secrets():
+        for frag in fragments(body):
+            if _contains(public, frag):
+                skipped.append((frag, label))
+            else:
+                table.setdefault(frag, []).append((label, file))
+    return table, skipped
+
+
+# --------------------------------------------------------------------------------------------
+# Reading any file of the build as text
+
+
+def _json_strings(value, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            out.append(str(k))
+            _json_strings(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _json_strings(v, out)
+
+
+def _untag(text: str) -> str:
+    return html.unescape(re.sub(r"<[^>]*>", " ", text))
+
+
+def views(path: Path) -> list[str]:
+    """Normalised readings of a file: as is, without HTML tags, its JSON strings, its doctree text."""
+    raw = path.read_bytes().decode("utf-8", errors="replace")
+    texts = [raw, _untag(raw)]
+    body = raw
+    if path.name.startswith("searchindex") and path.suffix == ".js":
+        body = raw[raw.find("(") + 1: raw.rfind(")")]
+    if path.suffix in (".ipynb", ".json") or path.name.startswith("searchindex"):
+        try:
+            strings: list[str] = []
+            _json_strings(json.loads(body), strings)
+            joined = "\n".join(strings)
+            texts += [joined, _untag(joined)]
+        except ValueError:
+            pass
+    if path.suffix == ".doctree":
+        with contextlib.suppress(Exception):  # a doctree we cannot load is still read as bytes
+            texts.append(pickle.loads(path.read_bytes()).astext())
+    return [norm(t) for t in texts]
+
+
+def artifact_files() -> list[Path]:
+    roots = [STUDENT_BUILD] + ([STUDENT_SRC] if STUDENT_SRC.exists() else [])
+    return sorted(p for r in roots for p in r.rglob("*")
+                  if p.is_file() and p.suffix.lower() not in BINARY)
+
+
+def find_leaks(files: list[Path], table: dict) -> list[str]:
+    """One message per (file, fragment) found, naming the solution it comes from."""
+    frags = [(frag, frozenset(frag.split())) for frag in table]
+    leaks = []
+    for path in files:
+        hits = set()
+        for view in dict.fromkeys(views(path)):          # distinct readings, in order
+            vocabulary = set(view.split())
+            padded = f" {view} "
+            hits |= {frag for frag, need in frags
+                     if frag not in hits and need <= vocabulary and f" {frag} " in padded}
+        for frag in sorted(hits):
+            owners = ", ".join(f"{label} ({file})" for label, file in table[frag])
+            leaks.append(f"{path}: '{frag}' from {owners}")
+    return leaks
+
+
+# --------------------------------------------------------------------------------------------
+# Unit tests of the stripper (no build needed)
+
+SYNTHETIC = """\
+# A chapter
+
+```{exercise} First
+:label: ex-one
+
+Show that $1 + 1 = 2$.
+```
+
+````{solution-start} ex-one
+:class: dropdown
+````
+
+SECRET ONE: count on your fingers.
+
+```{code-cell} ipython3
+# SECRET TWO: a code cell inside the solution
+print("```")
+```
+
+````{solution-end}
+````
+
+Text between the exercises stays.
+
+```{code-cell} ipython3
+:tags: [lecturer-only]
+SECRET THREE = "grading script"
+```
+
+```{code-cell} ipython3
+:tags: [hide-input]
+visible = "a cell with another tag stays"
+```
+
+`````{exercise} Second
+:label: ex-two
+
+An exercise with a code sample inside:
+
+````python
+```{solution-start} not-a-directive
+````
+`````
+
+```{solution} ex-two
+:class: dropdown
+SECRET FOUR: a plain solution.
+```
+
+````{solution-start} ex-two
+:class: dropdown
+````
+SECRET FIVE, the last solution, at the end of the file.
+```python
+```{solution-end}
+```
+````{solution-end}
+````
+"""
+
+
+def test_strip_solutions_on_a_synthetic_chapter():
+    stripped, bodies = se.strip_solutions(SYNTHETIC)
+    assert "SECRET" not in stripped, stripped
+    assert len(bodies) == 4
+    assert "SECRET ONE" in bodies[0] and "SECRET TWO" in bodies[0] and 'print("```")' in bodies[0]
+    assert "SECRET THREE" in bodies[1]
+    assert "SECRET FOUR" in bodies[2]
+    assert "SECRET FIVE" in bodies[3] and "```{solution-end}\n```" in bodies[3]
+    for kept in ("# A chapter", "Show that $1 + 1 = 2$.", "Text between the exercises stays.",
+                 "a cell with another tag stays", "An exercise with a code sample inside:",
+                 "```{solution-start} not-a-directive"):
+        assert kept in stripped, kept
+    assert stripped.count("{exercise}") == 2
+    assert not stripped.endswith("\n\n\n")
+    kinds = [r.kind for r in se.find_removals(SYNTHETIC)]
+    assert kinds == ["gated-solution", "lecturer-only", "solution", "gated-solution"]
+
+
+def test_lecturer_only_markdown_cells_directives_and_files():
+    text = ('+++ {"tags": ["lecturer-only"]}\n\nSECRET marking notes\n\n'
+            '```{code-cell} ipython3\nx = 1\n```\n\n+++\n\n'
+            ':::{note}\n:class: lecturer-only\nSECRET aside\n:::\n\nkept\n')
+    stripped, bodies = se.strip_solutions(text)
+    assert "SECRET" not in stripped and "x = 1" in stripped and "kept" in stripped
+    assert len(bodies) == 2
+    assert se.is_lecturer_path(Path("book/assignments/a1/lecturer/key.md"))
+    assert se.is_lecturer_path(Path("book/assignments/a1_lecturer.md"))
+    assert not se.is_lecturer_path(Path("book/assignments/a1/student.md"))
+
+
+def test_unmatched_solution_markers_are_errors():
+    with pytest.raises(se.SolutionSyntaxError):
+        se.strip_solutions("````{solution-start} x\n````\nno end\n")
+    with pytest.raises(se.SolutionSyntaxError):
+        se.strip_solutions("````{solution-end}\n````\n")
+
+
+def test_strip_notebook_drops_solution_cells():
+    nb = {"cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": "exercise text"},
+        {"cell_type": "markdown", "metadata": {}, "source": "````{solution-start} e\n````\nSECRET a"},
+        {"cell_type": "code", "metadata": {}, "source": "SECRET = 1", "outputs": []},
+        {"cell_type": "markdown", "metadata": {}, "source": "SECRET b\n````{solution-end}\n````\nafter"},
+        {"cell_type": "code", "metadata": {"tags": ["lecturer-only"]}, "source": "SECRET c"},
+    ]}
+    out, _ = se.strip_notebook(nb)
+    assert [c["source"] for c in out["cells"]] == ["exercise text", "after"]
+
+
+def test_stripping_the_real_chapters_keeps_every_exercise():
+    n_solutions = 0
+    for path in _source_files():
+        text = path.read_text(encoding="utf-8")
+        stripped, bodies = se.strip_solutions(text)
+        n_solutions += len(bodies)
+        assert "solution-start" not in stripped and "solution-end" not in stripped, path
+        assert not re.search(r"^\s*(`{3,}|:{3,})\{solution\}", stripped, flags=re.MULTILINE), path
+        for directive in ("{exercise}", "{exercise-start}", "{exercise-end}"):
+            assert stripped.count(directive) == text.count(directive), (path, directive)
+    assert n_solutions > 0
+
+
+def test_every_solution_is_found_in_the_sources():
+    gated = [s for s in secrets() if s[2] == "gated-solution"]
+    starts = sum(len(re.findall(r"^\s*(`{3,}|:{3,})\{solution-start\}", p.read_text(encoding="utf-8"),
+                                flags=re.MULTILINE)) for p in _source_files())
+    assert len(gated) > 0, "no solution found: the leak test would pass vacuously"
+    assert len(gated) == starts
+    table, skipped = fragment_table()
+    labels_with_fragments = {label for owners in table.values() for label, _ in owners}
+    missing = sorted({s[0] for s in secrets() if "solution" in s[2]} - labels_with_fragments)
+    assert not missing, (f"solutions the leak test cannot see: {missing}. Each needs a line of "
+                         f"{MIN_CHARS}+ characters (in lower-case words) found nowhere else in the book")
+    print(f"{len(secrets())} solutions, {len(table)} distinctive fragments, {len(skipped)} shared "
+          f"with the public text and skipped: {skipped}")
+
+
+def test_the_leak_scanner_sees_a_planted_solution(tmp_path):
+    """A solution line hidden in HTML markup and in notebook JSON is still found."""
+    table, _ = fragment_table()
+    label, _file, _kind, body = next(s for s in secrets() if fragments(s[3]))
+    line = next(x for x in body.splitlines() if norm(x) in table)
+    page = tmp_path / "page.html"
+    page.write_text("<p>" + "".join(f"<span class=\"n\">{html.escape(ch)}</span>" if ch == " " else
+                                    html.escape(ch) for ch in line) + "</p>", encoding="utf-8")
+    nb = tmp_path / "page.ipynb"
+    nb.write_text(json.dumps({"cells": [{"source": [line + "\n"]}]}), encoding="utf-8")
+    clean = tmp_path / "clean.html"
+    clean.write_text("<p>nothing to see</p>", encoding="utf-8")
+    leaks = find_leaks([page, nb, clean], table)
+    assert len(leaks) == 2 and all(label in leak for leak in leaks), leaks
+
+
+# --------------------------------------------------------------------------------------------
+# The student build
+
+
+@built
+def test_no_solution_text_in_any_file_of_the_student_build():
+    table, _ = fragment_table()
+    files = artifact_files()
+    assert any(p.suffix == ".ipynb" for p in files), "no executed notebook found in the build"
+    assert any(p.name == "searchindex.js" for p in files)
+    leaks = find_leaks(files, table)
+    assert not leaks, f"{len(leaks)} solution fragments leaked:\n" + "\n".join(leaks[:100])
+
+
+@built
+def test_no_solution_only_word_is_a_search_term():
+    from sphinx.search.en import SearchEnglish
+
+    lang = SearchEnglish({})
+    stem = cache(lang.stem)
+
+    def terms(text: str, distinctive: bool = False) -> set[str]:
+        found = set()
+        for word in lang.split(text):
+            if not distinctive or (len(word) > 3 and not any(c.isdigit() for c in word)):
+                found |= {word.lower(), stem(word).lower()}
+        return found
+
+    public = set()
+    for path in _source_files():
+        if not se.is_lecturer_path(path.relative_to(ROOT)):
+            public |= terms(se.strip_solutions(path.read_text(encoding="utf-8"))[0])
+    for extra in (ROOT / "book").rglob("*.bib"):
+        public |= terms(extra.read_text(encoding="utf-8"))
+    # Text the student build itself prints (outputs of the cells it keeps) is public too.
+    for nb in (STUDENT_BUILD / "_build" / "jupyter_execute").rglob("*.ipynb"):
+        for cell in json.loads(nb.read_text(encoding="utf-8")).get("cells", []):
+            strings: list[str] = []
+            _json_strings(cell.get("outputs", []), strings)
+            public |= terms("\n".join(strings))
+    secret = {}
+    for label, _file, _kind, body in secrets():
+        for term in terms(body, distinctive=True) - public:
+            secret.setdefault(term, []).append(label)
+    raw = (HTML / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(raw[raw.find("(") + 1: raw.rfind(")")])
+    indexed = set(index.get("terms", {})) | set(index.get("titleterms", {}))
+    leaked = sorted(t for t in secret if t in indexed)
+    assert secret, "no word is found only in solutions: this check would pass vacuously"
+    assert not leaked, "search terms found only in solutions: " + ", ".join(
+        f"{t} ({', '.join(sorted(set(secret[t])))})" for t in leaked)
+
+
+@built
+def test_every_exercise_is_in_the_student_edition():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    in_toc = {se._no_suffix(f) for f in se._toc_files(toc)}
+    checked, problems = 0, []
+    for path in _source_files():
+        rel = path.relative_to(ROOT)
+        if se.is_lecturer_path(rel) or se._no_suffix(str(rel)) not in in_toc:
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        labels, count = [], 0
+        for i in range(len(lines)):
+            f = se._fence_at(lines, i, len(lines))
+            if f is not None and f.name in ("exercise", "exercise-start"):
+                count += 1
+                if f.options.get("label"):
+                    labels.append(str(f.options["label"]))
+        if not count:
+            continue
+        page = HTML / rel.with_suffix(".html")
+        if not page.exists():
+            problems.append(f"{page} is missing")
+            continue
+        text = page.read_text(encoding="utf-8")
+        rendered = len(re.findall(r'class="exercise[^"]*admonition', text))
+        if rendered != count:
+            problems.append(f"{page}: {rendered} exercises rendered, {count} in {rel}")
+        problems += [f"{page}: exercise {label} is missing" for label in labels
+                     if f'id="{label}"' not in text]
+        if 'class="solution' in text:
+            problems.append(f"{page}: a solution admonition is rendered")
+        checked += count
+    assert checked > 0
+    assert not problems, "\n".join(problems)
+
+
+def _texts_of(path: Path) -> list[str]:
+    """A text file as is, or a notebook's cell sources."""
+    if path.suffix != ".ipynb":
+        return [path.read_text(encoding="utf-8", errors="replace")]
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    return ["".join(c.get("source", "")) for c in cells]
+
+
+@built
+def test_no_lecturer_only_cell_or_file_in_the_student_edition():
+    problems = []
+    for path in artifact_files():
+        rel = path.relative_to(STUDENT_BUILD if STUDENT_BUILD in path.parents else STUDENT_SRC)
+        if se.is_lecturer_path(rel):
+            problems.append(f"{path}: a lecturer file")
+        if path.suffix == ".html" and "tag_lecturer-only" in path.read_text(encoding="utf-8"):
+            problems.append(f"{path}: a cell tagged lecturer-only")
+        if path.suffix == ".ipynb":
+            for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+                if se.LECTURER_TAG in (cell.get("metadata", {}).get("tags") or []):
+                    problems.append(f"{path}: a cell tagged lecturer-only")
+        if path.suffix in (".md", ".txt", ".ipynb") and any(
+                se._DIRECTIVE_LINE.search(v) for v in _texts_of(path)):
+            problems.append(f"{path}: a solution directive")
+    assert not problems, "\n".join(problems)
