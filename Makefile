@@ -2,10 +2,11 @@
 # requirements.txt changes), then does its job.
 #   make book   build the book into _build/html
 #   make test   run every test: the onlinelib unit tests and every chapter under nbval
+#   make student  build the student edition (no solutions) into _build/student/_build/html
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: book test clean
+.PHONY: book test student clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +19,9 @@ book: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(VENV)/bin/pytest
+
+student: $(VENV)/.installed
+	$(VENV)/bin/python tools/student_edition.py
 
 clean:
 	rm -rf _build

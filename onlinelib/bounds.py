@@ -1,6 +1,6 @@
 """Closed-form mistake bounds, one function per theorem.
 
-Chapter 1: the trivial bounds on Opt(C), Halving's floor(lg |C|), Randomized
+Chapter 1: the trivial bounds on Opt(C), Halving's ``floor(lg |C|)``, Randomized
 Halving's H_r - 1 (both in closed form and as the solution of the lecture's
 recurrence), and the Littlestone dimension. Chapters 2-4: Novikoff's bound for
 the Perceptron, Winnow1's, Littlestone's Winnow(alpha, theta) bound, the notes'
@@ -48,7 +48,7 @@ def _check_size(n: Any, name: str) -> int:
 
 
 def halving_bound(n_concepts: int) -> int:
-    """floor(lg |C|): Halving's mistake bound (chapter 1, Theorem "Halving"). Exact integer arithmetic."""
+    """``floor(lg |C|)``: Halving's mistake bound (chapter 1, Theorem "Halving"). Exact integer arithmetic."""
     return _check_size(n_concepts, "n_concepts").bit_length() - 1
 
 
@@ -59,10 +59,10 @@ def harmonic_number(r: int) -> Fraction:
 
 
 def randomized_halving_bound(n_concepts: int) -> Fraction:
-    """H_r - 1 for r = |C|: Randomized Halving's expected-mistake bound, exactly.
+    """H_r - 1 for r = ``|C|``: Randomized Halving's expected-mistake bound, exactly.
 
     (Chapter 1, Theorem "Randomized Halving"; it is at most ln r, so the lecture's
-    "ln |C| + O(1)" needs no O(1).)
+    ``ln |C| + O(1)`` needs no O(1).)
     """
     return harmonic_number(_check_size(n_concepts, "n_concepts")) - 1
 

@@ -87,7 +87,7 @@ class ConceptClass:
 
     @property
     def size(self) -> int:
-        """|C|, the number of concepts."""
+        """``|C|``, the number of concepts."""
         return self.by_instance.shape[1]
 
     def __len__(self) -> int:
@@ -95,7 +95,7 @@ class ConceptClass:
 
     @property
     def n_instances(self) -> int:
-        """|X|, the number of instances."""
+        """``|X|``, the number of instances."""
         return self.by_instance.shape[0]
 
     def __repr__(self) -> str:
@@ -215,7 +215,7 @@ def thresholds(m: int) -> ConceptClass:
 def singletons(m: int, include_empty: bool = True) -> ConceptClass:
     """Singletons on ``m`` points, c_j(x) = +1 iff x = j, plus (by default) the empty concept.
 
-    Chapter 1: SOA makes at most one mistake on this class although lg |C| is large.
+    Chapter 1: SOA makes at most one mistake on this class although ``lg |C|`` is large.
     The empty concept, when included, is the last one (index m).
     """
     m = check_int(m, "m", 1)
@@ -262,7 +262,7 @@ def all_concepts(m: int) -> ConceptClass:
     """Every one of the 2^m concepts on ``m`` points (1 <= m <= 16).
 
     Concept j labels instance i positive iff bit i of j is 1. Its Littlestone
-    dimension is m = lg |C|, so Halving's bound is tight for it.
+    dimension is m = ``lg |C|``, so Halving's bound is tight for it.
     """
     m = check_int(m, "m", 1, MAX_ALL_CONCEPTS_DOMAIN)
     codes = np.arange(2**m, dtype=np.int64)

@@ -76,7 +76,7 @@ def multi_bit_batch_size(n: int) -> int:
 
 
 def halfcube_size(n: int) -> int:
-    """|B+| = 2^(n-1) for odd n and 2^(n-1) + C(n, n/2)/2 for even n (ties are positive)."""
+    """``|B+|`` = 2^(n-1) for odd n and 2^(n-1) + C(n, n/2)/2 for even n (ties are positive)."""
     n = check_int(n, "n", low=1)
     return 2 ** (n - 1) + (math.comb(n, n // 2) // 2 if n % 2 == 0 else 0)
 
@@ -317,7 +317,7 @@ class DirectedDriftChain:
     the half-cube into K = #{right coordinates with u = +1} and
     L = #{wrong coordinates with u = +1}. Then <w*, u> = X + Y and
     <w, u> = X - Y with X = 2K - (n - d), Y = 2L - d; u has weight
-    C(n-d, K) C(d, L) / |B+| when X + Y >= 0. A mistake (X < Y) flips a
+    C(n-d, K) C(d, L) / ``|B+|`` when X + Y >= 0. A mistake (X < Y) flips a
     coordinate uniformly among the L + (n - d - K) that disagree with w; it is
     good (d -> d - 1) with probability L / (L + n - d - K).
 

@@ -131,12 +131,12 @@ class ExpertsRun(NamedTuple):
 
     @property
     def mistakes(self) -> int:
-        """M: Weighted Majority's mistakes."""
+        """Weighted Majority's mistakes, M."""
         return int(np.count_nonzero(self.predictions != self.labels))
 
     @property
     def best_expert_mistakes(self) -> int:
-        """m: the mistakes of the best expert."""
+        """The mistakes of the best expert, m."""
         return int(self.expert_mistakes.min())
 
     @property

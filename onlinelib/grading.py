@@ -765,11 +765,13 @@ def check_bounds(
             for key in list(live):
                 try:
                     lhs, rhs = bounds[key](learner, stream)
+                    lhs, rhs = float(lhs), float(rhs)
                 except Exception as exc:
                     failures[key] = f"stream {stream.name!r}, {when}: measuring it " + _describe_exception(exc)
                     live.remove(key)
                     continue
-                if not lhs <= rhs + rtol * abs(rhs):
+                slack = rtol * abs(rhs) if math.isfinite(rhs) else 0.0
+                if not lhs <= rhs + slack:
                     failures[key] = f"fails on stream {stream.name!r} {when}: left side {_fmt(lhs)} > right side {_fmt(rhs)}"
                     live.remove(key)
 
@@ -778,7 +780,7 @@ def check_bounds(
             if not live:
                 break
             try:
-                prediction = learner.predict(copy.deepcopy(X[t]))
+                learner.predict(copy.deepcopy(X[t]))  # the protocol: predict, then update
                 learner.update(copy.deepcopy(X[t]), int(y[t]))
             except Exception as exc:
                 message = f"stream {stream.name!r}: " + _describe_exception(exc, f"round {t + 1}: the learner")
@@ -786,7 +788,6 @@ def check_bounds(
                     failures[key] = message
                 live.clear()
                 break
-            del prediction
             measure(f"after round {t + 1}")
     for key in bounds:
         if key in failures:

@@ -98,7 +98,7 @@ class SetFamily:
         return len(self.sets)
 
     def intersections(self) -> np.ndarray:
-        """|x^i ∩ x^j| for every pair, as an int64 matrix (diagonal = a)."""
+        """``|x^i ∩ x^j|`` for every pair, as an int64 matrix (diagonal = a)."""
         S = self.sets.astype(np.float64)
         return np.rint(S @ S.T).astype(np.int64)
 
@@ -241,8 +241,8 @@ def theorem4_scores(family: SetFamily, convention: str = "nonnegative") -> list[
     """The exact kernel-Perceptron score of each family member, if every earlier one was a mistake.
 
     With the convention ``"nonnegative"`` (predict +1 iff score >= 0) both 0^n and
-    1^n are mistakes and f(x^j) = (2^a - 1) - sum_{i<j} 2^|x^i ∩ x^j|; with
-    ``"positive"`` 0^n is not a mistake and f(x^j) = 2^a - sum_{i<j} 2^|x^i ∩ x^j|.
+    1^n are mistakes and f(x^j) = ``(2^a - 1) - sum_{i<j} 2^|x^i ∩ x^j|``; with
+    ``"positive"`` 0^n is not a mistake and f(x^j) = ``2^a - sum_{i<j} 2^|x^i ∩ x^j|``.
     x^j is a mistake iff f(x^j) >= 0 (resp. > 0). Python ints, exact.
     """
     _check_convention(convention)
@@ -287,7 +287,7 @@ def lemma6_size(n: int) -> float:
 
 
 def intersection_tail(n: int, a: int, s: int) -> float:
-    """P(|x ∩ y| >= s) for two independent uniformly random weight-a subsets of {1..n} (hypergeometric)."""
+    """``P(|x ∩ y| >= s)`` for two independent uniformly random weight-a subsets of {1..n} (hypergeometric)."""
     n = check_int(n, "n", low=1)
     a = check_int(a, "a", low=0, high=n)
     s = check_int(s, "s", low=0)

@@ -21,7 +21,7 @@ Arithmetic is exact. Kernel values are Python ints in a lookup table; a Gram
 block is an int64 array when every possible value fits in int64 (for example
 n <= 62 for the two full kernels) and an object array of Python ints otherwise.
 ``KernelPerceptron`` applies the same rule to its scores, which are sums of up to
-|M| kernel values, so no score ever overflows or is rounded.
+``|M|`` kernel values, so no score ever overflows or is rounded.
 """
 from __future__ import annotations
 
@@ -275,8 +275,8 @@ class KernelPerceptron:
     The weight vector over the (exponentially many) features is
     w = sum_{z in M} S(z) phi(z), where M holds the examples on which the
     learner updated and S(z) is the label of z, so the score of x is
-    w . phi(x) = sum_{z in M} S(z) K(x, z). A prediction costs |M| kernel
-    values, each O(n): O(|M| n) time, whatever the number of features.
+    w . phi(x) = sum_{z in M} S(z) K(x, z). A prediction costs ``|M|`` kernel
+    values, each O(n): ``O(|M| n)`` time, whatever the number of features.
 
     Parameters
     ----------
@@ -293,11 +293,11 @@ class KernelPerceptron:
     Attributes
     ----------
     n_updates : int
-        |M|.
+        ``|M|``.
     kernel_evaluations : int
         The number of kernel values computed so far (the cost measure of Theorem
         3). Example by example (``predict`` then ``update``, or ``run`` with
-        ``method="loop"``) that is |M| per round, since ``update`` reuses the
+        ``method="loop"``) that is ``|M|`` per round, since ``update`` reuses the
         score ``predict`` computed. The fast path of ``run`` computes one Gram
         column per update instead, over the rest of the stream, so it counts
         differently.
@@ -306,7 +306,7 @@ class KernelPerceptron:
     -----
     Scores are exact integers (see the module docstring). ``onlinelib.run`` uses
     the fast path: for a whole stream it keeps the score of every future row and
-    adds one Gram column per update, instead of recomputing |M| kernel values per
+    adds one Gram column per update, instead of recomputing ``|M|`` kernel values per
     row; the trace is the same because the arithmetic is exact.
     """
 

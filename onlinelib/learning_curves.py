@@ -2,7 +2,7 @@
 
 Barkai, Seung and Sompolinsky, "On-line learning of dichotomies": a student
 perceptron ``W`` (``|W| = 1``) learns a teacher ``W0`` (``|W0| = 1``) from
-Gaussian examples ``S ~ N(U, I_N)`` with the normalized perceptron rule (Eq. 2),
+Gaussian examples ``S ~ N(U, I_N)`` with the normalized perceptron rule (Eq. 2)::
 
     W' = W + (eta/N) * eps(S; W) * sigma(S) * (S - T),     W <- W'/|W'|,
 

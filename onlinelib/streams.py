@@ -54,8 +54,8 @@ def one_per_round_adversary(
     """A stream, labelled by ``target``, that eliminates exactly one concept per round.
 
     It runs until only the target (and any concept identical to it) is left, so it
-    has |C| - 1 rounds when all concepts are distinct (and none for a one-concept class). Against it Randomized
-    Halving makes exactly H_|C| - 1 mistakes in expectation, the worst case
+    has ``|C| - 1`` rounds when all concepts are distinct (and none for a one-concept class). Against it Randomized
+    Halving makes exactly ``H_|C| - 1`` mistakes in expectation, the worst case
     (chapter 1, Theorem "Randomized Halving").
 
     Parameters
@@ -161,7 +161,7 @@ def separable_stream(
     """A linearly separable stream with margin at least ``margin`` and radius ``radius`` (chapter 3).
 
     Draws a unit target w* uniformly on the sphere, then points uniformly in the
-    ball of the given radius, keeping those with |<w*, x>| >= margin (rejection
+    ball of the given radius, keeping those with ``|<w*, x>| >= margin`` (rejection
     sampling, vectorised), and labels them sign(<w*, x>). So every example has
     ||x|| <= R and y <w*, x> >= gamma, the hypotheses of Novikoff's theorem.
 

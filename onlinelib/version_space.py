@@ -3,9 +3,9 @@
 Book chapter 1 ("Mistake bounds"). The version space V_t is the set of concepts
 of a finite class that agree with the first t labelled examples. It is updated
 with vectorised numpy operations, never a Python loop over concepts: while V is
-large it is a Boolean mask over the class (a contiguous O(|C|) pass per round),
-and once it has shrunk to |C|/16 or less it becomes a sorted index array
-(an O(|V|) gather per round), so rounds get cheaper as V collapses.
+large it is a Boolean mask over the class (a contiguous ``O(|C|)`` pass per round),
+and once it has shrunk to ``|C|/16`` or less it becomes a sorted index array
+(an ``O(|V|)`` gather per round), so rounds get cheaper as V collapses.
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _check_class(concept_class: Any) -> ConceptClass:
 
 
 class _VersionSpace:
-    """V_t for one class: a Boolean mask while dense, sorted indices once |V| <= |C|/16."""
+    """V_t for one class: a Boolean mask while dense, sorted indices once ``|V| <= |C|/16``."""
 
     SPARSE_FRACTION = 16
 
@@ -150,11 +150,11 @@ class Halving(_VersionSpaceLearner):
 
     Predicts the majority label of the version space, +1 on a tie (as in the
     lecture notes). Each mistake removes at least half of V, so it makes at
-    most floor(lg |C|) mistakes on any stream consistent with a concept of C.
+    most ``floor(lg |C|)`` mistakes on any stream consistent with a concept of C.
     """
 
     def votes(self, x: Any) -> tuple[int, int]:
-        """(|xi_0(V, x)|, |xi_1(V, x)|): the number of concepts in V voting -1 and +1."""
+        """``(|xi_0(V, x)|, |xi_1(V, x)|)``: the number of concepts in V voting -1 and +1."""
         pos = self.space.positives(self.concept_class.check_instance(x))
         return self.size - pos, pos
 
@@ -176,7 +176,7 @@ class RandomizedHalving(_VersionSpaceLearner):
         ``"on_elimination"`` keeps the drawn concept until an example eliminates it
         (the lecture's algorithm); ``"every_round"`` draws afresh each round.
         Either way the held concept is uniform on V_{t-1} at round t, so both
-        have the same expected mistakes, at most H_|C| - 1 <= ln |C|.
+        have the same expected mistakes, at most ``H_|C| - 1 <= ln |C|``.
     """
 
     def __init__(self, concept_class: ConceptClass, rng: np.random.Generator, redraw: str = "on_elimination"):
@@ -227,7 +227,7 @@ class SOA(_VersionSpaceLearner):
 
 
 def _majority(positives: int, size: int) -> int:
-    """Halving's vote: +1 iff at least half of the |V| = size concepts say +1 (ties go to +1)."""
+    """Halving's vote: +1 iff at least half of the ``|V|`` = size concepts say +1 (ties go to +1)."""
     return 1 if 2 * positives >= size else -1
 
 
@@ -342,7 +342,7 @@ def _ldim(cls: ConceptClass, members: np.ndarray) -> int:
 def littlestone_dimension(concept_class: ConceptClass, mask: Any = None) -> int:
     """The Littlestone dimension Ldim(V) of a finite class (chapter 1, SOA section).
 
-    Ldim(empty) = -1, Ldim(V) = 0 if |V| = 1, and otherwise the maximum over
+    Ldim(empty) = -1, Ldim(V) = 0 if ``|V| = 1``, and otherwise the maximum over
     instances x that split V of 1 + min(Ldim(xi_0(V, x)), Ldim(xi_1(V, x)))
     (0 if no instance splits V). It equals Opt(V), the best worst-case mistake
     bound of any deterministic learner (Littlestone 1988).
@@ -356,7 +356,7 @@ def littlestone_dimension(concept_class: ConceptClass, mask: Any = None) -> int:
     Notes
     -----
     Exact search with memoisation on the class (keyed by V), trying the most
-    balanced splits first and stopping as soon as the bound floor(lg |V|) is met.
+    balanced splits first and stopping as soon as the bound ``floor(lg |V|)`` is met.
     The worst case is still exponential; it is meant for classes of up to a few
     thousand concepts with a small dimension.
     """
@@ -377,9 +377,9 @@ def randomized_halving_expected_mistakes(concept_class: ConceptClass, X: Any, y:
     """Exact expected mistakes of Randomized Halving on a fixed stream, as a fraction.
 
     At round t the held concept is uniform on V_{t-1} (for both redraw variants),
-    so it errs with probability f_t = |{c in V_{t-1} : c(x_t) != y_t}| / |V_{t-1}|
+    so it errs with probability f_t = ``|{c in V_{t-1} : c(x_t) != y_t}| / |V_{t-1}|``
     and E[M] = sum_t f_t. On the adversary that removes one concept per round this
-    is H_|C| - 1 (chapter 1, Theorem "Randomized Halving").
+    is ``H_|C| - 1`` (chapter 1, Theorem "Randomized Halving").
     """
     cls = _check_class(concept_class)
     X, y = _stream_for(cls, X, y)

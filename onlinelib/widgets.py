@@ -55,7 +55,7 @@ def compare_mistakes(
 
     Returns
     -------
-    dict with keys ``class``, ``size`` (|C|), ``adversary``, ``rounds`` (a
+    dict with keys ``class``, ``size`` (``|C|``), ``adversary``, ``rounds`` (a
     description), ``mistakes`` and ``stderr`` (per learner), ``expected`` (exact
     expectations, oblivious adversaries only), ``bounds`` and ``note``.
     """

@@ -79,7 +79,7 @@ def enumerate_rates(n: int, d: int) -> tuple[Fraction, Fraction]:
     """P(mistake | d) and P(good flip | mistake, d) by listing the half-cube (chapter 7).
 
     Takes w* = (1, ..., 1) and w with its first d coordinates wrong, lists every
-    u in {-1,1}^n with <w*, u> >= 0 (each has probability 1/|B+|), and for every
+    u in {-1,1}^n with <w*, u> >= 0 (each has probability ``1/|B+|``), and for every
     mistake (<w, u> < 0) adds the share of the disagreeing coordinates J that
     are wrong coordinates of w (flipping one of them is a good flip).
 

@@ -203,10 +203,10 @@ def cycle_until_clean(learner: Any, X: Any, y: Any, max_passes: int = 1000) -> d
 
 
 def dual_cost(X: Any, y: Any, kernel: BooleanKernel, convention: str = "nonnegative") -> dict[str, np.ndarray]:
-    """The cost of each prediction of the kernel Perceptron, against |M| (chapter 6, Theorem 3).
+    """The cost of each prediction of the kernel Perceptron, against ``|M|`` (chapter 6, Theorem 3).
 
     Plays the stream one round at a time: ``predict`` then ``update``. For each
-    round it records |M| before the prediction, the number of kernel values the
+    round it records ``|M|`` before the prediction, the number of kernel values the
     prediction computed (``kernel_evaluations`` before and after ``predict``),
     and the wall-clock time of the prediction.
 
@@ -221,7 +221,7 @@ def dual_cost(X: Any, y: Any, kernel: BooleanKernel, convention: str = "nonnegat
 
     Returns
     -------
-    dict of arrays, one entry per round: ``support`` (|M| before the round),
+    dict of arrays, one entry per round: ``support`` (``|M|`` before the round),
     ``evaluations`` (kernel values the prediction computed), ``seconds`` (its
     time); plus ``n`` and ``dimension`` (the number of features, which the
     primal Perceptron would touch per prediction).
@@ -336,9 +336,9 @@ def plot_mistake_growth(growth: dict[str, Any], ax: Any = None) -> Any:
 def plot_dual_cost(cost: dict[str, Any], axes: Any = None) -> np.ndarray:
     """Two panels for a ``dual_cost`` result (chapter 6, Theorem 3).
 
-    Left: the kernel values computed by each prediction against |M|, with the
+    Left: the kernel values computed by each prediction against ``|M|``, with the
     primal cost (the number of features) for comparison. Right: the measured
-    time per prediction against |M|. Returns the two axes.
+    time per prediction against ``|M|``. Returns the two axes.
     """
     axes = axes_row(axes, 2, (10.5, 3.6))
     support = np.asarray(cost["support"])

@@ -105,7 +105,7 @@ def per_update(trace: Trace, name: str, counter: str = "updates") -> np.ndarray:
 
 
 def acceptance_rate(n_features: int, margin: float, radius: float = 1.0) -> float:
-    """The fraction of the ball that ``separable_stream`` keeps: P(|<w*, x>| >= margin).
+    """The fraction of the ball that ``separable_stream`` keeps: ``P(|<w*, x>| >= margin)``.
 
     For x uniform in the d-dimensional ball of radius R, t = <w*, x>/R has
     density proportional to (1 - t^2)^((d-1)/2) on [-1, 1], so the fraction is

@@ -24,7 +24,13 @@ pytestmark = pytest.mark.skipif(not (HTML / "index.html").exists(), reason="the 
 
 
 PAGES_WITH_MATHS = CHAPTERS + ["book/intro.html", "book/errata.html"]
-ALL_PAGES = PAGES_WITH_MATHS + ["book/bibliography.html", "index.html"]
+ALL_PAGES = PAGES_WITH_MATHS + [
+    "book/bibliography.html",
+    "index.html",
+    "book/api.html",
+    "book/status.html",
+    "book/lecturer_guide.html",
+]
 
 
 def _scripts(page):

@@ -99,15 +99,25 @@ def _source_files() -> list[Path]:
                   if not any(part in se.SKIP_NAMES for part in p.relative_to(ROOT).parts))
 
 
+def _lecturer_files() -> list[Path]:
+    """Files of the full edition meant for lecturers only (e.g. hidden tests), of any kind."""
+    return sorted(p for p in (ROOT / "book").rglob("*")
+                  if p.is_file() and p.suffix.lower() not in BINARY
+                  and se.is_lecturer_path(p.relative_to(ROOT))
+                  and not any(part in se.SKIP_NAMES for part in p.relative_to(ROOT).parts))
+
+
 @cache
 def secrets() -> tuple:
     """(label, file, kind, body) of every solution, lecturer-only block and lecturer file."""
     out = []
+    for path in _lecturer_files():
+        rel = path.relative_to(ROOT)
+        out.append(("lecturer-only file", str(rel), "lecturer-file",
+                    path.read_text(encoding="utf-8", errors="replace")))
     for path in _source_files():
         rel = path.relative_to(ROOT)
         text = path.read_text(encoding="utf-8")
-        if se.is_lecturer_path(rel):
-            out.append((f"lecturer file {rel}", str(rel), "lecturer-file", text))
         for r in se.find_removals(text):
             out.append((r.label or f"line {r.start}", str(rel), r.kind, r.body))
     return tuple(out)
@@ -341,7 +351,9 @@ def test_every_solution_is_found_in_the_sources():
     missing = sorted({s[0] for s in secrets() if "solution" in s[2]} - labels_with_fragments)
     assert not missing, (f"solutions the leak test cannot see: {missing}. Each needs a line of "
                          f"{MIN_CHARS}+ characters (in lower-case words) found nowhere else in the book")
-    print(f"{len(secrets())} solutions, {len(table)} distinctive fragments, {len(skipped)} shared "
+    n_solutions = sum("solution" in s[2] for s in secrets())
+    print(f"{n_solutions} solutions and {len(secrets()) - n_solutions} lecturer-only items, "
+          f"{len(table)} distinctive fragments, {len(skipped)} shared "
           f"with the public text and skipped: {skipped}")
 
 
@@ -372,7 +384,7 @@ def test_no_solution_text_in_any_file_of_the_student_build():
     assert any(p.suffix == ".ipynb" for p in files), "no executed notebook found in the build"
     assert any(p.name == "searchindex.js" for p in files)
     leaks = find_leaks(files, table)
-    assert not leaks, f"{len(leaks)} solution fragments leaked:\n" + "\n".join(leaks[:100])
+    assert not leaks, f"{len(leaks)} fragments of solutions or lecturer material leaked:\n" + "\n".join(leaks[:100])
 
 
 @built
@@ -395,6 +407,9 @@ def test_no_solution_only_word_is_a_search_term():
             public |= terms(se.strip_solutions(path.read_text(encoding="utf-8"))[0])
     for extra in (ROOT / "book").rglob("*.bib"):
         public |= terms(extra.read_text(encoding="utf-8"))
+    # The API reference (book/api.md) renders onlinelib's docstrings: the package is public too.
+    for module in (ROOT / "onlinelib").glob("*.py"):
+        public |= terms(module.read_text(encoding="utf-8"))
     # Text the student build itself prints (outputs of the cells it keeps) is public too.
     for nb in (STUDENT_BUILD / "_build" / "jupyter_execute").rglob("*.ipynb"):
         for cell in json.loads(nb.read_text(encoding="utf-8")).get("cells", []):

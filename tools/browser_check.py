@@ -9,9 +9,10 @@ For each page the check loads ``file://<site>/<page>`` in Chromium, waits for th
 load event, for MathJax's startup promise (the initial typeset) and for every
 image, then asserts that
 
-* MathJax typeset the page: ``mjx-container`` elements exist, every ``.math``
-  element holds one, MathJax reported no TeX error (``mjx-merror``), and no raw
-  TeX delimiter (``\\(``, ``\\[``, ``$$``) is left in ``document.body.innerText``;
+* MathJax typeset the maths: on a page with maths (Sphinx's ``.math`` elements)
+  MathJax finished its startup typeset, every ``.math`` element holds an
+  ``mjx-container``, MathJax reported no TeX error (``mjx-merror``), and no raw TeX
+  delimiter (``\\(``, ``\\[``, ``$$``) is left in ``document.body.innerText``;
 * every ``<img>`` loaded (``complete && naturalWidth > 0``);
 * nothing was logged as an error: ``console.error``/``console.assert``, uncaught
   exceptions, and the browser's own error log (failed loads, CORS, CSP, ...);
@@ -21,7 +22,9 @@ image, then asserts that
 
 External hosts are unreachable in any case (``--host-resolver-rules`` maps every
 host to NOTFOUND and the proxy is a closed local port), so a page that needs the
-network is both caught and shown as it would look offline.
+network is both caught and shown as it would look offline. Every page opens in a
+fresh browser context (empty localStorage), as a first-time visitor sees it, and
+``--jobs`` pages are checked at once.
 
 A full-page screenshot of each page is saved as ``<out>/<page>.png``. One line of
 measured facts is printed per page; the exit status is 1 if any page failed, with
@@ -51,8 +54,8 @@ import yaml
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 TEX_DELIMITERS = ("\\(", "\\[", "$$")
 VIEWPORT = (1280, 900)
-# Chromium cannot paint arbitrarily tall surfaces; longer pages are cut at this height.
-MAX_SCREENSHOT_HEIGHT = 30000
+# Screenshots stop at this height (the longest chapter is about 32,000 px at 1280 px wide).
+MAX_SCREENSHOT_HEIGHT = 60000
 
 
 def find_browser(explicit: str | None = None) -> str | None:
@@ -333,6 +336,8 @@ class PageResult:
         maths = f"maths {self.mjx} mjx-container" + (f"/{self.math_sources} .math" if self.math_sources else "")
         if self.mathjax == "absent":
             maths = "maths n/a (no MathJax on the page)"
+        elif not self.mathjax:
+            maths = "maths not measured"
         images = f"images {len(self.images) - len(self.broken_images)}/{len(self.images)} ok"
         parts = [
             f"{'ok  ' if self.ok else 'FAIL'} {self.page}",
@@ -492,8 +497,8 @@ def _judge(r: PageResult, root_uri: str):
         f.append(f"MathJax {r.mathjax}")
     if r.math_sources and r.mathjax == "absent":
         f.append(f"{r.math_sources} maths elements but no MathJax on the page")
-    if r.mathjax not in ("", "absent") and r.mjx == 0:
-        f.append("MathJax is loaded but produced no mjx-container")
+    if r.math_sources and r.mathjax not in ("", "absent") and r.mjx == 0:
+        f.append(f"{r.math_sources} maths elements but MathJax produced no mjx-container")
     if r.untypeset:
         f.append(f"{len(r.untypeset)} maths elements not typeset, e.g. {r.untypeset[0]!r}")
     if r.math_errors:

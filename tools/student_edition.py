@@ -355,6 +355,9 @@ def _config_paths(config: dict) -> list[str]:
     for key in ("html_static_path", "templates_path", "html_extra_path", "bibtex_bibfiles"):
         value = sphinx_config.get(key)
         paths += [value] if isinstance(value, str) else list(value or [])
+    # folders of local Sphinx extensions (sphinx.local_extensions: {name: folder})
+    local = (config.get("sphinx") or {}).get("local_extensions") or {}
+    paths += [v for v in local.values() if isinstance(v, str)]
     return [p for p in paths if isinstance(p, str) and not p.startswith(("http:", "https:"))]
 
 
