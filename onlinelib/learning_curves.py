@@ -829,8 +829,12 @@ def robust_shift(U: Any, W0: Any, q0: float | None = None) -> np.ndarray:
             raise ValueError(f"q0 must equal U.W0 = {q0_true!r}, got {q0!r}")
     if q0_true == 0.0:
         raise ValueError("robust_shift needs q0 = U.W0 != 0 (else <sigma0> = 0 and Eq. 12 has no solution)")
-    mean_sigma0 = 1.0 - 2.0 * float(_H(q0_true))
-    return Uv + W0v * math.sqrt(2.0 / math.pi) * math.exp(-0.5 * q0_true**2) / mean_sigma0
+    return Uv + W0v * _shift_along_teacher(q0_true)
+
+
+def _shift_along_teacher(q0: float) -> float:
+    # Eq. (13): T - U = W0 sqrt(2/pi) exp(-q0^2/2) / (1 - 2H(q0)) = W0 2 phi(q0)/<sigma0>
+    return 2.0 * _phi(q0) / (1.0 - 2.0 * float(_H(q0)))
 
 
 def _phi(x: float) -> float:
@@ -902,7 +906,7 @@ def angle_drift(theta: float, p: float, q0: float, u: float, rule: str = "plain"
     if rule == "robust":
         if q0 == 0.0:
             raise ValueError("the robust rule needs q0 = U.W0 != 0 (else <sigma0> = 0 and Eq. 12 has no solution)")
-        T0, T1 = q0 + 2.0 * _phi(q0) / m0, u_perp  # Eq. (13) in (W0, e) coordinates
+        T0, T1 = q0 + _shift_along_teacher(q0), u_perp  # Eq. (13) in (W0, e) coordinates
     else:
         T0, T1 = 0.0, 0.0
     c, s = math.cos(theta), math.sin(theta)

@@ -68,3 +68,20 @@ def draw_on_demand(draw: Any, **controls: Any) -> Any:
     import ipywidgets as widgets
 
     return widgets.interactive(draw, {"manual": True, "manual_name": "Draw"}, **controls)
+
+
+def show_or_report(compute: Any, plot: Any) -> None:
+    """Draw one explorer setting: ``plot(compute())``, or print why the setting is invalid.
+
+    An explorer's controls can combine into arguments that the computation
+    rejects; its ``TypeError`` or ``ValueError`` message is printed in place of
+    the figure, so the panel stays usable.
+    """
+    try:
+        result = compute()
+    except (TypeError, ValueError) as error:
+        print(error)
+        return
+    plot(result)
+    plt.tight_layout()
+    plt.show()

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .directed_drift import DirectedDrift, DirectedDriftChain, _check_delta, confidence_threshold
-from .plotting import axes_row, draw_on_demand
+from .plotting import axes_row, draw_on_demand, show_or_report
 from .protocol import check_int, check_rng
 
 __all__ = [
@@ -364,7 +364,6 @@ def drift_explorer(seed: int = 0):
     live kernel; the chapter shows the default setting statically.
     """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
 
     seed = check_int(seed, "seed", 0)
     n_box = widgets.IntSlider(value=15, min=3, max=MAX_EXPLORER_N, description="n")
@@ -376,15 +375,10 @@ def drift_explorer(seed: int = 0):
     seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
 
     def draw(n: int, delta: float, mode: str, m: int, trials: int, seed: int) -> None:
-        try:
-            result = explore_drift(n, delta, mode, None if m == 0 else m, trials,
-                                   np.random.default_rng(seed))
-        except (TypeError, ValueError) as error:
-            print(error)
-            return
-        plot_explore(result)
-        plt.tight_layout()
-        plt.show()
+        show_or_report(
+            lambda: explore_drift(n, delta, mode, None if m == 0 else m, trials, np.random.default_rng(seed)),
+            plot_explore,
+        )
 
     return draw_on_demand(
         draw, n=n_box, delta=delta_box, mode=mode_box, m=m_box, trials=trials_box, seed=seed_box,

@@ -30,7 +30,7 @@ from .learning_curves import (
     schedule_asymptote,
     simulate_normalized_perceptron,
 )
-from .plotting import axes_row, draw_on_demand
+from .plotting import axes_row, draw_on_demand, show_or_report
 from .protocol import check_int, check_real
 
 __all__ = [
@@ -193,7 +193,6 @@ def learning_curve_explorer(seed: int = 0):
     default setting statically (``plot_static``).
     """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
 
     seed = check_int(seed, "seed", 0)
     eta0_box = widgets.FloatSlider(value=2.0, min=0.25, max=6.0, step=0.25, description="eta0")
@@ -203,13 +202,6 @@ def learning_curve_explorer(seed: int = 0):
     seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
 
     def draw(eta0: float, z: float, N: int, p: float, seed: int) -> None:
-        try:
-            result = explore_learning_curve(eta0, z, N, round(p, 2), seed=seed)
-        except (TypeError, ValueError) as error:
-            print(error)
-            return
-        plot_explore(result)
-        plt.tight_layout()
-        plt.show()
+        show_or_report(lambda: explore_learning_curve(eta0, z, N, round(p, 2), seed=seed), plot_explore)
 
     return draw_on_demand(draw, eta0=eta0_box, z=z_box, N=n_box, p=p_box, seed=seed_box)
