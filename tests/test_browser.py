@@ -1,8 +1,9 @@
 """The built book in a real browser: every page opened in headless Chromium, offline.
 
 For each page of _toc.yml (and index.html), tools/browser_check.py asserts that
-MathJax typeset the maths and left no raw TeX, every image loaded, nothing was
-logged as an error, and no request left the site; it saves a full-page screenshot
+MathJax typeset the maths and left no raw TeX, every image loaded, every saved widget
+was drawn by the widget manager served from the site, nothing was logged as an error,
+and no request left the site; it saves a full-page screenshot
 under _build/screenshots/. Skipped when the book has not been built or no Chromium
 is installed (set BROWSER_CHECK_REQUIRED=1 to fail instead); .ci/run builds the
 book and then runs this file.
@@ -48,7 +49,7 @@ def _need_browser():
 def results():
     """Every page checked once, in one browser."""
     _need_browser()
-    return {r.page: r for r in browser_check.check_site(HTML, PAGES, out=SCREENSHOTS, timeout=30)}
+    return {r.page: r for r in browser_check.check_site(HTML, PAGES, out=SCREENSHOTS, timeout=90)}  # generous: CI runs other jobs meanwhile
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -56,6 +57,24 @@ def test_page_in_browser(results, page):
     r = results[page]
     assert r.ok, f"{r.line()}\n  - " + "\n  - ".join(r.failures)
     assert Path(r.screenshot).stat().st_size > 0
+
+
+def _has_explorer(page: str) -> bool:
+    """True if the page's source has a cell that shows an explorer (a line like ``foo_explorer()``)."""
+    source = ROOT / (page[:-len(".html")] + ".md")
+    return source.exists() and bool(re.search(r"^\w+_explorer\(\)$", source.read_text(encoding="utf-8"), re.M))
+
+
+CHAPTER_PAGES = [p for p in PAGES if _has_explorer(p)]
+
+
+def test_every_explorer_is_drawn_offline(results):
+    """Each chapter's explorer shows its controls, from the saved widget state, with no network."""
+    assert len(CHAPTER_PAGES) >= 8, CHAPTER_PAGES
+    for page in CHAPTER_PAGES:
+        r = results[page]
+        assert r.widget_views >= 1 and r.widgets_drawn == r.widget_views, r.line()
+        assert r.widget_controls >= 3, f"{page}: only {r.widget_controls} sliders, menus or buttons drawn"
 
 
 def test_toc_pages_cover_every_chapter():
@@ -116,3 +135,18 @@ def test_checker_catches_broken_page(tmp_path):
     # The rest of the page is still fine: MathJax typeset it, and the screenshot was taken.
     assert r.mjx > 0 and not r.untypeset
     assert (tmp_path / "shots" / "book" / "errata.png").stat().st_size > 0
+
+
+def test_checker_catches_undrawn_widgets(tmp_path):
+    """Without the widget manager on the page, the saved widget view is reported as not drawn."""
+    _need_browser()
+    page = "book/mistake_bounds.html"
+    html = (HTML / page).read_text(encoding="utf-8")
+    html, n = re.subn(r'<script src="[^"]*widgets/embed\.js[^"]*"></script>', "", html)
+    assert n == 1
+    site = _site_with_page(tmp_path, page, html)
+
+    [r] = browser_check.check_site(site, [page], out=None, timeout=20)
+
+    assert r.widget_views >= 1 and r.widgets_drawn == 0
+    assert any("saved widget views not drawn" in f for f in r.failures), r.failures

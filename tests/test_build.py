@@ -73,3 +73,100 @@ def test_bibliography_lists_cited_works():
     html = (HTML / "book/bibliography.html").read_text(encoding="utf-8")
     for author in ("Littlestone", "Maass", "Rivest"):
         assert author in html, f"{author} missing from the bibliography"
+
+
+# --- Downloads, launch buttons and widgets (_ext/notebook_links.py, _ext/widget_js.py) ---
+
+ROOT = HTML.parents[1]
+
+
+def _notebook_pages() -> list[str]:
+    """Docnames of the TOC's MyST notebooks (front matter with a kernelspec)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files, stack = [toc["root"]], [toc]
+    while stack:
+        node = stack.pop()
+        for key in ("parts", "chapters", "sections"):
+            for child in node.get(key, []):
+                if "file" in child:
+                    files.append(child["file"])
+                stack.append(child)
+    pages = []
+    for name in files:
+        text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
+        front = text[3:text.find("\n---", 3)] if text.startswith("---") else ""
+        if "kernelspec:" in front:
+            pages.append(name)
+    return pages
+
+
+NOTEBOOK_PAGES = _notebook_pages() if (HTML / "index.html").exists() else []
+
+
+def test_the_notebook_pages_are_found():
+    # Every chapter and assignment is a notebook; the plain pages (intro, errata, ...) are not.
+    assert set(c[:-len(".html")] for c in CHAPTERS) <= set(NOTEBOOK_PAGES)
+    assert "book/intro" not in NOTEBOOK_PAGES and len(NOTEBOOK_PAGES) >= len(CHAPTERS) + 6
+
+
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
+def test_every_notebook_page_offers_its_executed_ipynb(page):
+    import jupytext
+    import nbformat
+
+    ipynb = HTML / "_sources" / f"{page}.ipynb"
+    assert ipynb.is_file(), f"no download {ipynb}"
+    nb = nbformat.read(ipynb, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3"
+    source = jupytext.read(ROOT / f"{page}.md")
+    code = [c.source.strip() for c in nb.cells if c.cell_type == "code"]
+    assert code == [c.source.strip() for c in source.cells if c.cell_type == "code"], \
+        f"{ipynb}: its code cells differ from {page}.md"
+    assert all(c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()), \
+        f"{ipynb}: not executed"
+    # The full edition keeps the solutions (the student edition's leak test covers the rest).
+    gated = sum(c.source.count("{solution-start}") for c in nb.cells if c.cell_type == "markdown")
+    assert gated == (ROOT / f"{page}.md").read_text(encoding="utf-8").count("{solution-start}")
+    html = (HTML / f"{page}.html").read_text(encoding="utf-8")
+    link = re.search(r'href="([^"]+\.ipynb)"', html)
+    assert link and (HTML / page).parent.joinpath(link.group(1)).resolve() == ipynb.resolve(), \
+        f"{page}.html has no download link to {ipynb.name}"
+
+
+def _repository_setting() -> str:
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    return ((config.get("repository") or {}).get("url") or "").strip()
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_launch_buttons_follow_the_repository_setting(page):
+    html = (HTML / page).read_text(encoding="utf-8")
+    url = _repository_setting()
+    if not url:  # no repository: no Binder, Thebe or repository button that would point nowhere
+        for needle in ("mybinder.org", "initThebe", "launch-buttons", "repository-button"):
+            assert needle not in html, f"{page}: {needle!r} although repository.url is empty"
+    else:
+        org_repo = url.rstrip("/").split("/", 3)[3]
+        assert f"mybinder.org/v2/gh/{org_repo}/" in html and "initThebe" in html
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_saved_widgets_are_drawn_by_the_local_widget_manager(page):
+    html = (HTML / page).read_text(encoding="utf-8")
+    views = html.count('type="application/vnd.jupyter.widget-view+json"')
+    assert views >= 1, f"{page}: its explorer's saved widget view is missing"
+    assert 'type="application/vnd.jupyter.widget-state+json"' in html, f"{page}: no widget state"
+    scripts = [s.split("?")[0] for s in _scripts(page)]
+    assert scripts.index("../_static/widgets/mathjax3-typeset.js") < scripts.index("../_static/widgets/embed.js")
+    manager = HTML / "_static" / "widgets" / "embed.js"
+    assert manager.stat().st_size > 1_000_000, "the widget manager bundle is missing or truncated"
+
+
+def test_pages_without_widgets_do_not_load_the_widget_manager():
+    html = (HTML / "book/intro.html").read_text(encoding="utf-8")
+    assert "widgets/embed.js" not in html

@@ -490,3 +490,33 @@ def test_no_lecturer_only_cell_or_file_in_the_student_edition():
                 se._DIRECTIVE_LINE.search(v) for v in _texts_of(path)):
             problems.append(f"{path}: a solution directive")
     assert not problems, "\n".join(problems)
+
+
+@built
+def test_every_student_chapter_offers_a_downloadable_notebook():
+    """The download menu's ``.ipynb`` exists for every chapter, so the leak scan above covers it."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [se._no_suffix(f) for f in se._toc_files(toc)
+             if not se.is_lecturer_path(Path(f)) and "kernelspec:" in
+             (ROOT / (se._no_suffix(f) + ".md")).read_text(encoding="utf-8").split("\n---", 1)[0]]
+    assert len(pages) >= 14, pages
+    missing = []
+    for page in pages:
+        ipynb = HTML / "_sources" / f"{page}.ipynb"
+        html = (HTML / f"{page}.html").read_text(encoding="utf-8")
+        if not ipynb.is_file() or f"_sources/{page}.ipynb" not in html:
+            missing.append(page)
+        elif "{solution-start}" in ipynb.read_text(encoding="utf-8"):
+            missing.append(f"{page} (its notebook has a gated solution)")
+    assert not missing, f"no student download for: {missing}"
+
+
+def test_the_student_edition_can_launch_its_own_repository(tmp_path):
+    """``--repository-url`` points the copy's launch buttons elsewhere; the book's own config is untouched."""
+    before = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    assert se.main(["--no-build", "--src-out", str(tmp_path / "src"),
+                    "--repository-url", "https://github.com/course/online-learning-student"]) == 0
+    config = yaml.safe_load((tmp_path / "src" / "_config.yml").read_text(encoding="utf-8"))
+    assert config["repository"]["url"] == "https://github.com/course/online-learning-student"
+    assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert (ROOT / "_config.yml").read_text(encoding="utf-8") == before

@@ -14,6 +14,9 @@ image, then asserts that
   ``mjx-container``, MathJax reported no TeX error (``mjx-merror``), and no raw TeX
   delimiter (``\\(``, ``\\[``, ``$$``) is left in ``document.body.innerText``;
 * every ``<img>`` loaded (``complete && naturalWidth > 0``);
+* every saved widget view was drawn from the page's widget state by the HTML manager
+  served from the site (``_ext/widget_js.py``): each ``widget-view+json`` script has a
+  rendered ``.widget-subarea`` before it;
 * nothing was logged as an error: ``console.error``/``console.assert``, uncaught
   exceptions, and the browser's own error log (failed loads, CORS, CSP, ...);
 * no request left the site: every URL the page asked for (DevTools Protocol
@@ -270,6 +273,12 @@ SETTLE_JS = r"""
     img.addEventListener("load", r, {once: true});
     img.addEventListener("error", r, {once: true});
   }))));
+  // Widgets: the HTML manager replaces each saved view (a widget-view+json script) with a
+  // rendered .widget-subarea just before it, after the load event.
+  const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
+  const drawn = (v) => v.previousElementSibling && v.previousElementSibling.matches(".widget-subarea")
+    && v.previousElementSibling.querySelector(".jupyter-widgets");
+  while (views.some((v) => !drawn(v)) && Date.now() < deadline) await sleep(25);
   if (document.fonts) await until(document.fonts.ready);
   return {mathjax};
 })
@@ -295,6 +304,9 @@ FACTS_JS = r"""
     mathErrors: [...document.querySelectorAll("mjx-merror")].map((e) =>
       e.getAttribute("data-mjx-error") || e.textContent.slice(0, 80)),
     rawTex,
+    widgetViews: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
+    widgetsDrawn: [...document.querySelectorAll(".widget-subarea")].filter((e) => e.querySelector(".jupyter-widgets")).length,
+    widgetControls: document.querySelectorAll(".widget-subarea .widget-slider, .widget-subarea .widget-dropdown, .widget-subarea .widget-button").length,
     images: [...document.images].map((img) => ({
       src: img.getAttribute("src") || "", url: img.currentSrc || img.src,
       ok: img.complete && img.naturalWidth > 0,
@@ -316,6 +328,9 @@ class PageResult:
     untypeset: list = field(default_factory=list)
     math_errors: list = field(default_factory=list)
     raw_tex: list = field(default_factory=list)
+    widget_views: int = 0
+    widgets_drawn: int = 0
+    widget_controls: int = 0
     images: list = field(default_factory=list)
     console_errors: list = field(default_factory=list)
     requests: list = field(default_factory=list)
@@ -343,6 +358,10 @@ class PageResult:
             f"{'ok  ' if self.ok else 'FAIL'} {self.page}",
             maths,
             images,
+        ]
+        if self.widget_views:
+            parts.append(f"widgets {self.widgets_drawn}/{self.widget_views} drawn ({self.widget_controls} controls)")
+        parts += [
             f"console errors {len(self.console_errors)}",
             f"requests {len(self.requests)} ({len(self.external_requests)} external)",
             f"{self.seconds:.1f} s",
@@ -454,6 +473,9 @@ def check_page(browser: Browser, site: Path, page: str, out: Path | None, timeou
         result.math_errors = facts["mathErrors"]
         result.raw_tex = facts["rawTex"]
         result.images = facts["images"]
+        result.widget_views = facts["widgetViews"]
+        result.widgets_drawn = facts["widgetsDrawn"]
+        result.widget_controls = facts["widgetControls"]
 
         if out is not None:
             result.screenshot = _screenshot(conn, out / (str(Path(page).with_suffix("")) + ".png"))
@@ -505,6 +527,9 @@ def _judge(r: PageResult, root_uri: str):
         f.append(f"{len(r.math_errors)} MathJax errors: {r.math_errors[:3]}")
     for raw in r.raw_tex:
         f.append(f"raw TeX {raw['delimiter']} visible: ...{raw['context']!r}...")
+    if r.widgets_drawn < r.widget_views:
+        f.append(f"{r.widget_views - r.widgets_drawn} of {r.widget_views} saved widget views not drawn "
+                 "(is the widget manager, _static/widgets/embed.js, on the page?)")
     for img in r.broken_images:
         f.append(f"image not loaded: {img['src']}")
     for msg in r.console_errors:

@@ -482,6 +482,17 @@ def _jupyter_book() -> str:
     return str(local) if local.exists() else (shutil.which("jupyter-book") or "jupyter-book")
 
 
+def set_repository_url(config_path: Path, url: str) -> None:
+    """Point a copy's launch buttons (``repository.url``, _ext/notebook_links.py) at ``url``.
+
+    Binder runs a repository, not a build: a student edition whose buttons launched the full
+    repository would hand out every solution. The URL is checked when the book is built.
+    """
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    config.setdefault("repository", {})["url"] = url
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Build the student edition of the book: every solution and lecturer-only "
@@ -495,6 +506,9 @@ def main(argv: list[str] | None = None) -> int:
                              "the HTML goes to OUT/_build/html")
     parser.add_argument("--include", action="append", default=[], metavar="PATH",
                         help="an extra top-level file or directory to copy (repeatable)")
+    parser.add_argument("--repository-url", metavar="URL",
+                        help="the student edition's repository.url (its Binder and Live Code buttons), "
+                             "e.g. a repository holding only the stripped sources; default: the book's")
     parser.add_argument("--no-build", action="store_true", help="only write the stripped sources")
     parser.add_argument("--not-strict", action="store_true",
                         help="build without -W -n --keep-going (for local experiments only)")
@@ -511,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(summary['left out'])} lecturer files")
     for name in summary["left out"]:
         print(f"  left out {name}")
+    if args.repository_url is not None:
+        set_repository_url(src_out / "_config.yml", args.repository_url)
+        print(f"student edition's repository.url: {args.repository_url!r}")
     if args.no_build:
         return 0
 

@@ -1,0 +1,73 @@
+"""Launch buttons from one repository setting, and an ``.ipynb`` download on every chapter.
+
+**One setting.** ``repository.url`` in ``_config.yml`` (a GitHub or GitLab repository URL)
+turns on the Binder and Live Code (Thebe) buttons and the repository link on every chapter.
+The providers and the interface come from ``launch_buttons`` in ``_config.yml``. Left
+empty, the site has no launch buttons at all, rather than buttons that point at a
+repository that does not exist. (sphinx-book-theme would otherwise crash on an empty URL,
+and jupyter-book's default URL is its own repository.)
+
+**Downloads.** Each chapter's executed notebook (``_build/jupyter_execute``, the one the
+page was rendered from) is copied to ``_sources/`` and offered in the page's download menu
+next to the ``.md`` source. sphinx-book-theme does this only when launch buttons are on;
+here it is done for every chapter. The student edition is built from stripped sources, so
+its notebooks have no solutions.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from sphinx.errors import ExtensionError
+
+SETTING = "repository.url in _config.yml"
+JUPYTER_BOOK_DEFAULT_URL = "https://github.com/executablebooks/jupyter-book"
+_REPOSITORY = re.compile(r"^https://(github\.com|gitlab\.com)/[\w.-]+/[\w.-]+/?$")
+
+
+def repository_url(theme_options: dict) -> str:
+    """The book's repository URL, or "" if it is not set.
+
+    Raises
+    ------
+    sphinx.errors.ExtensionError
+        If the URL is set but is not ``https://github.com/ORG/REPO`` (or gitlab.com).
+    """
+    url = str(theme_options.get("repository_url") or "").strip()
+    if url in ("", JUPYTER_BOOK_DEFAULT_URL):
+        return ""
+    if not _REPOSITORY.match(url):
+        raise ExtensionError(
+            f"{SETTING} must be a repository URL like https://github.com/ORG/REPO "
+            f"(Binder builds from GitHub or GitLab), got {url!r}")
+    return url
+
+
+def _configure_buttons(app, config):
+    options = config.html_theme_options
+    if repository_url(options):
+        options["use_repository_button"] = True
+    else:
+        options["launch_buttons"] = {}
+        options["use_repository_button"] = False
+        options.pop("repository_url", None)
+
+
+def _offer_notebook(app, pagename, templatename, context, doctree):
+    if "kernelspec" not in app.env.metadata.get(pagename, {}):
+        return  # a plain page, not a notebook
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if not executed.is_file():
+        return
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(executed, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def setup(app):
+    app.connect("config-inited", _configure_buttons)
+    # Before sphinx-book-theme (priority 501) builds the download menu from the context.
+    app.connect("html-page-context", _offer_notebook, priority=500)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
