@@ -29,7 +29,7 @@ ALL_PAGES = PAGES_WITH_MATHS + [
     "index.html",
     "book/api.html",
     "book/status.html",
-    "book/lecturer_guide.html",
+    "book/guide_for_lecturers.html",
 ]
 
 
