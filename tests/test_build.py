@@ -81,25 +81,13 @@ ROOT = HTML.parents[1]
 
 
 def _notebook_pages() -> list[str]:
-    """Docnames of the TOC's MyST notebooks (front matter with a kernelspec)."""
-    import yaml
+    """Docnames of the TOC's MyST notebooks (the rule nbval and the Binder check use)."""
+    import sys
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    files, stack = [toc["root"]], [toc]
-    while stack:
-        node = stack.pop()
-        for key in ("parts", "chapters", "sections"):
-            for child in node.get(key, []):
-                if "file" in child:
-                    files.append(child["file"])
-                stack.append(child)
-    pages = []
-    for name in files:
-        text = (ROOT / f"{name}.md").read_text(encoding="utf-8")
-        front = text[3:text.find("\n---", 3)] if text.startswith("---") else ""
-        if "kernelspec:" in front:
-            pages.append(name)
-    return pages
+    sys.path.append(str(ROOT / "tools"))
+    import binder_check
+
+    return [path[:-len(".md")] for path in binder_check.chapters()]
 
 
 NOTEBOOK_PAGES = _notebook_pages() if (HTML / "index.html").exists() else []

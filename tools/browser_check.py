@@ -54,6 +54,9 @@ from urllib.parse import unquote, urlsplit
 import websocket  # websocket-client
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from book_toc import toc_entries  # noqa: E402  (tools/book_toc.py)
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 TEX_DELIMITERS = ("\\(", "\\[", "$$")
 VIEWPORT = (1280, 900)
@@ -73,23 +76,9 @@ def find_browser(explicit: str | None = None) -> str | None:
 
 def toc_pages(toc: Path) -> list[str]:
     """``index.html`` plus the HTML page of the root and of every ``file:`` entry of a _toc.yml."""
-    data = yaml.safe_load(toc.read_text(encoding="utf-8"))
-    files: list[str] = [data["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk({k: v for k, v in data.items() if k != "root"})
     pages = ["index.html"]
-    for f in files:
-        page = str(Path(f).with_suffix("")) + ".html"
+    for entry in toc_entries(yaml.safe_load(toc.read_text(encoding="utf-8"))):
+        page = str(Path(entry).with_suffix("")) + ".html"
         if page not in pages:
             pages.append(page)
     return pages

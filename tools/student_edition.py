@@ -47,6 +47,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from book_toc import toc_entries as _toc_files  # noqa: E402  (tools/book_toc.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SRC_OUT = Path("_build/student_src")
 DEFAULT_OUT = Path("_build/student")
@@ -299,21 +302,6 @@ def is_lecturer_path(rel: Path) -> bool:
     """True for files meant for lecturers only: under a ``lecturer/`` directory, or ``*_lecturer*``."""
     return any(part.lower() == "lecturer" or fnmatch.fnmatch(part.lower(), "*_lecturer*")
                for part in rel.parts)
-
-
-def _toc_files(entry) -> list[str]:
-    """Every ``file``/``root`` entry of a _toc.yml structure."""
-    found = []
-    if isinstance(entry, dict):
-        for key, value in entry.items():
-            if key in ("file", "root") and isinstance(value, str):
-                found.append(value)
-            else:
-                found.extend(_toc_files(value))
-    elif isinstance(entry, list):
-        for item in entry:
-            found.extend(_toc_files(item))
-    return found
 
 
 def _toc_globs(entry) -> list[str]:

@@ -1,0 +1,203 @@
+"""Binder, reproduced (issue 8, "Binder and downloads"): see tools/binder_check.py.
+
+Binder builds the session from the repository root: Python from runtime.txt,
+``pip install -r requirements.txt`` (with jupytext, so that the MyST chapters open as
+notebooks), then ``postBuild``, which makes JupyterLab open ``.md`` files with jupytext's
+notebook viewer. The fast tests below check these pieces and the checker itself (a few
+seconds). The full reproduction, in which the environment must equal requirements.txt
+exactly and every chapter is opened through jupytext's contents manager and executed with
+nbclient (two at a time), runs only with ``BINDER_CHECK=1``, in a fresh virtual environment
+made from requirements.txt, as CI does.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jupytext
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT / "tools"))  # importable by name: run_chapters' spawned workers import it
+import binder_check
+
+FACTORY_SETTING = "@jupyterlab/docmanager-extension:plugin"
+
+
+# --------------------------------------------------------------------------- the chapters
+
+
+def test_chapters_are_the_notebook_pages_of_the_toc():
+    """chapters() against an independent count: TOC entries that jupytext reads with a kernelspec."""
+    entries = re.findall(r"^\s*(?:-\s*)?(?:file|root):\s*(\S+)\s*$", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
+    expected = [
+        f"{entry}.md" for entry in entries if "kernelspec" in jupytext.read(ROOT / f"{entry}.md").metadata
+    ]
+    found = binder_check.chapters()
+    assert found == expected
+    assert len(found) > 10, found
+    assert "book/mistake_bounds.md" in found and "book/assignments/halving.md" in found
+    assert not {"book/intro.md", "book/errata.md", "book/bibliography.md", "book/api.md"} & set(found)
+    assert not any("/lecturer/" in path for path in found)
+
+
+def test_the_server_opens_a_chapter_as_a_notebook():
+    """Through jupytext's contents manager, a chapter is a notebook with every code cell of the .md."""
+    nb = binder_check.open_chapter("book/mistake_bounds.md")
+    source = (ROOT / "book" / "mistake_bounds.md").read_text(encoding="utf-8")
+    assert sum(cell.cell_type == "code" for cell in nb.cells) == source.count("```{code-cell}") > 0
+    assert nb.metadata.kernelspec.name == "python3"
+
+
+def test_a_failing_cell_is_named(tmp_path):
+    """Planted bug: a tiny chapter whose third cell divides by zero, run in its own folder."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "tiny.md").write_text(textwrap.dedent("""\
+        ---
+        jupytext:
+          text_representation:
+            extension: .md
+            format_name: myst
+        kernelspec:
+          display_name: Python 3
+          language: python
+          name: python3
+        ---
+
+        # A tiny chapter
+
+        ```{code-cell} ipython3
+        import os
+        assert os.path.basename(os.getcwd()) == "book", os.getcwd()
+        ```
+
+        Then a planted bug.
+
+        ```{code-cell} ipython3
+        x = 1
+        x / 0
+        ```
+        """))
+    with pytest.raises(binder_check.ChapterError) as info:
+        binder_check.execute_chapter("book/tiny.md", timeout=60, root=tmp_path)
+    message = str(info.value)
+    assert "book/tiny.md: cell 3 (code cell 2)" in message
+    assert "x / 0" in message and "ZeroDivisionError" in message
+
+
+# --------------------------------------------------------------------------- the environment
+
+
+def test_runtime_txt_is_this_python():
+    assert binder_check.check_runtime() == []
+    assert binder_check.check_runtime("python-2.7\n") != []
+    assert binder_check.check_runtime("3.11") != []
+
+
+def test_jupytext_opens_markdown_as_notebooks_here():
+    """The server extension is enabled, the lab extension installed, python3 runs this Python."""
+    assert binder_check.check_jupyter() == []
+
+
+def test_planted_package_mismatches_are_reported():
+    requirements = "# a comment\nJinja2==3.1.6\nnumpy==2.4.6\nscipy==1.17.1\npip==1\n-e .\n"
+    installed = {"jinja2": ("Jinja2", "3.1.6"), "numpy": ("numpy", "2.0.0"), "Extra_Pkg": ("Extra_Pkg", "0.1"),
+                 "onlinelib": ("onlinelib", "0.1.0"), "setuptools": ("setuptools", "80")}
+    assert binder_check.check_packages(requirements, installed) == [
+        "mismatch: numpy is pinned at 2.4.6 but 2.0.0 is installed",
+        "missing: scipy==1.17.1 is pinned but not installed",
+        "extra: Extra_Pkg==0.1 is installed but not in requirements.txt",
+    ]
+    assert binder_check.check_packages("numpy>=2\n", {}) == [
+        "requirements line 1 is not an exact pin `name==version`: 'numpy>=2'"
+    ]
+
+
+def test_planted_mismatch_in_the_real_requirements_is_reported():
+    """This environment against requirements.txt with a wrong jupytext pin and no nbclient pin."""
+    text = (ROOT / "requirements.txt").read_text()
+    pinned = re.search(r"^jupytext==(\S+)$", text, re.MULTILINE).group(1)
+    text = text.replace(f"jupytext=={pinned}", "jupytext==0.0.1").replace("\nnbclient==", "\n# nbclient==")
+    problems = binder_check.check_environment(requirements=text)
+    assert f"mismatch: jupytext is pinned at 0.0.1 but {jupytext.__version__} is installed" in problems
+    assert any(p.startswith("extra: nbclient==") for p in problems), problems
+
+
+# --------------------------------------------------------------------------- postBuild
+
+
+def _run_postbuild(env_prefix=None, path_dir=None):
+    env = {k: v for k, v in os.environ.items() if k != "NB_PYTHON_PREFIX"}
+    if env_prefix is not None:
+        env["NB_PYTHON_PREFIX"] = str(env_prefix)
+    env["PATH"] = f"{path_dir or Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    return subprocess.run(["bash", str(ROOT / "postBuild")], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True)
+
+
+def _viewers(prefix):
+    settings = json.loads((prefix / "share/jupyter/lab/settings/overrides.json").read_text())
+    return settings[FACTORY_SETTING]["defaultViewers"]
+
+
+def test_postbuild_sets_the_default_viewer_and_merges(tmp_path):
+    assert os.access(ROOT / "postBuild", os.X_OK), "repo2docker runs ./postBuild: it must be executable"
+    overrides = tmp_path / "share/jupyter/lab/settings/overrides.json"
+    overrides.parent.mkdir(parents=True)
+    overrides.write_text(json.dumps({"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
+                                     FACTORY_SETTING: {"defaultViewers": {"python": "Editor"}, "autosave": False}}))
+    _run_postbuild(tmp_path)
+    settings = json.loads(overrides.read_text())
+    assert settings["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
+    assert settings[FACTORY_SETTING]["autosave"] is False
+    assert settings[FACTORY_SETTING]["defaultViewers"] == {
+        "python": "Editor", "markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
+
+
+def test_postbuild_without_nb_python_prefix_uses_the_pythons_prefix(tmp_path):
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    _run_postbuild(None, env / "bin")
+    assert set(_viewers(env).values()) == {"Jupytext Notebook"}
+
+
+def test_postbuild_names_a_factory_of_the_installed_jupytext_extension(tmp_path):
+    """The factory and file types of overrides.json exist in the installed JupyterLab extensions."""
+    _run_postbuild(tmp_path)
+    viewers = _viewers(tmp_path)
+    ext = binder_check.labextension_dir()
+    assert ext is not None, "jupytext's JupyterLab extension is not installed"
+    bundle = "\n".join(p.read_text(errors="replace") for p in (ext / "static").glob("*.js"))
+    factory = re.search(r'\.FACTORY="([^"]+)"', bundle)
+    file_types = re.search(r"\.FILE_TYPES=\[([^\]]*)\]", bundle)
+    assert factory and file_types, "jupyterlab-jupytext no longer defines FACTORY / FILE_TYPES this way"
+    assert set(viewers.values()) == {factory.group(1)}
+    # The factory is registered for these file types, so JupyterLab accepts it as their default.
+    assert set(viewers) <= set(re.findall(r'"([^"]+)"', file_types.group(1)))
+    assert 'addFileType({name:"myst"' in bundle
+    schema = Path(sys.prefix) / "share/jupyter/lab/schemas/@jupyterlab/docmanager-extension/plugin.json"
+    assert "defaultViewers" in json.loads(schema.read_text())["properties"]
+
+
+# --------------------------------------------------------------------------- the full reproduction
+
+
+@pytest.mark.skipif(
+    not os.environ.get("BINDER_CHECK"),
+    reason="the full Binder reproduction runs with BINDER_CHECK=1 in a fresh venv made from requirements.txt "
+    "(CI does this), or run: python tools/binder_check.py --fresh-venv",
+)
+def test_binder_reproduction():
+    """The environment is exactly Binder's, and every chapter runs as on Binder (2 at a time)."""
+    problems = binder_check.check_environment()
+    outcomes = binder_check.run_chapters(binder_check.chapters(), jobs=2)
+    for outcome in outcomes:
+        print(outcome.line())
+    failures = [o.error for o in outcomes if not o.ok]
+    if problems:
+        failures.insert(0, "the environment differs from Binder's:\n  - " + "\n  - ".join(problems))
+    if failures:
+        pytest.fail("\n\n".join(failures), pytrace=False)
