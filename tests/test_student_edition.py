@@ -520,3 +520,21 @@ def test_the_student_edition_can_launch_its_own_repository(tmp_path):
     assert config["repository"]["url"] == "https://github.com/course/online-learning-student"
     assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
     assert (ROOT / "_config.yml").read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize("reference", ["see the {ref}`guide-top`", "see [the guide](guide_for_lecturers.md)",
+                                       "see {doc}`guide_for_lecturers`"])
+def test_a_reference_to_a_left_out_lecturer_page_is_an_error(tmp_path, reference):
+    """A student page that points into a left-out file would be a broken link (or a -W failure)."""
+    root = tmp_path / "book_root"
+    (root / "book").mkdir(parents=True)
+    (root / "_config.yml").write_text("title: t\n")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n"
+                                   "  - file: book/guide_for_lecturers\n")
+    (root / "book" / "intro.md").write_text(f"# Intro\n\nLecturers: {reference}.\n")
+    (root / "book" / "guide_for_lecturers.md").write_text("(guide-top)=\n# Guide\n")
+    with pytest.raises(SystemExit, match="guide"):
+        se.make_student_sources(root, tmp_path / "out", [])
+    (root / "book" / "intro.md").write_text("# Intro\n\nNo reference.\n")
+    summary = se.make_student_sources(root, tmp_path / "out2", [])
+    assert summary["left out"] == ["book/guide_for_lecturers.md"]

@@ -413,7 +413,9 @@ def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dic
         (dest / "_toc.yml").write_text(yaml.safe_dump(_prune_toc(toc, gone), sort_keys=False),
                                        encoding="utf-8")
     _check_clean(dest)
-    _check_references(removed_blocks, dest)
+    left_out = {f: (root / f).read_text(encoding="utf-8", errors="replace")
+                for f in summary["left out"] if Path(f).suffix in (".md", ".ipynb")}
+    _check_references(removed_blocks, dest, left_out)
     return summary
 
 
@@ -440,14 +442,23 @@ def _check_clean(dest: Path) -> None:
                 raise SystemExit(f"{path}: '{m.group(0).strip()}' is still there after stripping")
 
 
-def _check_references(removed: dict[str, list[Removed]], dest: Path) -> None:
-    """Fail early if the remaining text refers to a label defined only inside a removed block."""
+def _check_references(removed: dict[str, list[Removed]], dest: Path,
+                      left_out: dict[str, str] | None = None) -> None:
+    """Fail early if the remaining text refers to something the student edition lost.
+
+    That is a label defined only inside a removed block or in a left-out file
+    (``left_out`` maps those files to their text), or a link to a left-out page.
+    """
     labels = {}
     for rel, blocks in removed.items():
         for r in blocks:
             for m in _LABEL_DEF.finditer(r.body):
                 labels[m.group(1) or m.group(2)] = (rel, r.label or f"line {r.start}")
-    if not labels:
+    for rel, text in (left_out or {}).items():
+        for m in _LABEL_DEF.finditer(text):
+            labels[m.group(1) or m.group(2)] = (rel, "a left-out file")
+    pages = [Path(_no_suffix(rel)).name for rel in (left_out or {})]
+    if not labels and not pages:
         return
     problems = []
     for path in sorted(dest.rglob("*.md")):
@@ -458,6 +469,9 @@ def _check_references(removed: dict[str, list[Removed]], dest: Path) -> None:
             if re.search(pattern, text):
                 problems.append(f"{path.relative_to(dest)} refers to {label}, which is defined in "
                                 f"a removed block ({rel}, {owner})")
+        for page in pages:  # a Markdown link or a {doc} role to the page
+            if re.search(r"(\]\(|\{doc\}`([^`]*<)?)[^)`>]*\b" + re.escape(page) + r"(\.md|\.ipynb)?[)>`#]", text):
+                problems.append(f"{path.relative_to(dest)} links to {page}, a left-out lecturer page")
     if problems:
         raise SystemExit("the student edition would have broken references:\n  " + "\n  ".join(problems))
 
