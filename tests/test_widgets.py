@@ -24,11 +24,6 @@ LEARNERS = ["Halving", "SOA", "Randomized Halving (keep)", "Randomized Halving (
 RANDOMISED = LEARNERS[2:]
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def test_compare_one_per_round_thresholds():
     result = compare_mistakes("thresholds", 15, "one per round", np.random.default_rng(4), n_trials=4000)

@@ -28,11 +28,6 @@ from onlinelib.widgets_drift import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 # -- enumerate_rates -------------------------------------------------------------------------
 

@@ -25,11 +25,6 @@ from onlinelib.widgets_experts import (  # noqa: E402
 TOL = 1e-9
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def test_best_expert_curve_hand_example():
     P = np.array([[1, -1], [1, -1], [-1, 1]])

@@ -22,11 +22,6 @@ from onlinelib.widgets_kernels import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 # -- theorem4_experiment ------------------------------------------------------------------
 

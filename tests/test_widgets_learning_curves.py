@@ -23,11 +23,6 @@ from onlinelib.widgets_learning_curves import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 @pytest.fixture(scope="module")
 def default():

@@ -29,11 +29,6 @@ from onlinelib.widgets_perceptron import (  # noqa: E402
 RTOL = 1e-12
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 # --------------------------------------------------------------------------- observers
 def test_potential_observers_hand_run():

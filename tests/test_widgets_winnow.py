@@ -26,11 +26,6 @@ from onlinelib.widgets_winnow import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 # -- proof_observables --------------------------------------------------------------------
 

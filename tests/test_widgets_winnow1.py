@@ -23,11 +23,6 @@ from onlinelib.widgets_winnow1 import (  # noqa: E402
 )
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 def rng(seed=0):
     return np.random.default_rng(seed)

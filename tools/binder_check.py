@@ -270,15 +270,6 @@ def is_myst_notebook(path: Path) -> bool:
     return _book_conftest()._is_myst_notebook(Path(path))
 
 
-def toc_files(toc: Path = TOC) -> list[Path]:
-    """The source file of the root and of every ``file:`` entry of ``_toc.yml``, in order."""
-    # Imported here: with --fresh-venv this script first runs under any python3, without PyYAML.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from book_toc import toc_sources
-
-    return toc_sources(toc)
-
-
 def chapters(toc: Path = TOC) -> list[str]:
     """The notebook pages of ``_toc.yml``, as paths relative to the repository root (``book/winnow.md``).
 
@@ -286,8 +277,12 @@ def chapters(toc: Path = TOC) -> list[str]:
     the status page. Plain pages (introduction, errata, bibliography, API reference, lecturer
     guide, ...) are not notebooks, and ``book/assignments/lecturer/`` is not in the TOC.
     """
+    # Imported here: with --fresh-venv this script first runs under any python3, without PyYAML.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from book_toc import toc_sources
+
     root = Path(toc).resolve().parent
-    return [p.resolve().relative_to(root).as_posix() for p in toc_files(toc) if is_myst_notebook(p)]
+    return [p.resolve().relative_to(root).as_posix() for p in toc_sources(toc) if is_myst_notebook(p)]
 
 
 def binder_contents_manager(root: Path = ROOT):
