@@ -56,12 +56,9 @@ __all__ = [
     "compare_learners",
     "check_bounds",
     "first_difference",
-    "reference_halving",
-    "reference_winnow1",
-    "reference_kernel_perceptron",
-    "reference_rwma_probabilities",
-    "reference_drift_expected_mistakes",
-    "reference_normalized_step",
+    "PublicChecks",
+    "load_public_checks",
+    "record_public_checks",
 ]
 
 _MAX_MESSAGE = 600  # characters of one check's message
@@ -151,6 +148,11 @@ class GradeReport:
             return NotImplemented
         return GradeReport(self.checks + other.checks, self.title or other.title)
 
+    def clamp(self) -> tuple[float, float]:
+        """(score, max_score) with the score forced into [0, max_score] (what the grader records)."""
+        top = max(0.0, self.max_score)
+        return min(max(self.score, 0.0), top), top
+
     def summary(self) -> str:
         """A readable multi-line summary: the score, then one line per check."""
         head = f"{self.title}: " if self.title else ""
@@ -204,7 +206,9 @@ def _describe_exception(exc: BaseException, where: str = "") -> str:
     text = str(exc).strip()
     if len(text) > 200:
         text = text[:197] + "..."
-    return f"{where + ' ' if where else ''}raised {type(exc).__name__}{': ' + text if text else ''}"
+    # an exception raised in the grader's sandbox carries the type name the student's code raised
+    name = getattr(exc, "remote_type", None) or type(exc).__name__
+    return f"{where + ' ' if where else ''}raised {name}{': ' + text if text else ''}"
 
 
 # -- inputs ----------------------------------------------------------------------------------
@@ -797,81 +801,168 @@ def check_bounds(
     return report
 
 
-# -- reference solutions of the assignments ------------------------------------------------
+# -- public checks: the reference's outputs stored as data -------------------------------------
+
+_PUBLIC_FORMAT = 1
 
 
-def reference_halving(table: Any):
-    """Assignment ``halving`` (chapter 1): the Halving learner over the truth table (n_concepts, n_instances).
+def record_public_checks(
+    reference: Callable,
+    *,
+    streams: Sequence[Stream | tuple] | None = None,
+    cases: Sequence[Case | tuple] | None = None,
+    observe: Mapping[str, str] | None = None,
+    rounds: bool = False,
+    title: str = "",
+) -> dict:
+    """Run the reference on the public streams or cases and record its outputs as plain data.
 
-    ``predict(x)`` takes an instance index; the version-space size is ``size``.
+    The lecturer's command ``python tools/grade.py --write-public-checks`` calls this for
+    every assignment and writes ``book/assignments/<name>_public.json``; the student's
+    notebook loads that file with ``load_public_checks`` and compares their code with the
+    recorded outputs, so no reference solution is ever in the student's hands.
+
+    Parameters
+    ----------
+    reference : callable
+        The reference learner class (with ``streams``) or function (with ``cases``).
+    streams : sequence of Stream, optional
+        For a learner: the predictions and the ``observe`` attributes are recorded
+        before round 1 and after every round.
+    cases : sequence of Case, optional
+        For a function: the return value of each case is recorded.
+    observe : mapping of str to str
+        Label -> attribute name of the learner, e.g. ``{"|V|": "size"}``.
+    rounds, title
+        As in ``compare_functions``.
+
+    Returns
+    -------
+    dict
+        JSON-ready (``onlinelib.plain_data.encode``) data for ``PublicChecks``.
     """
-    from .concepts import ConceptClass
-    from .version_space import Halving
+    from . import plain_data
 
-    return Halving(ConceptClass(table))
+    _check_callable(reference, "reference")
+    if (streams is None) == (cases is None):
+        raise ValueError("record_public_checks needs exactly one of streams (a learner) or cases (a function)")
+    observe = dict(observe or {})
+    for label, attribute in observe.items():
+        if not isinstance(attribute, str) or not attribute.isidentifier():
+            raise TypeError(f"observe[{label!r}] must be an attribute name, got {attribute!r}")
+    data: dict[str, Any] = {"format": _PUBLIC_FORMAT, "title": str(title)}
+    if streams is not None:
+        data.update(kind="learner", observe=observe, streams=[])
+        for i, item in enumerate(_check_items(streams, "streams")):
+            stream, X, y = _as_stream(item, i)
+            learner = reference(**copy.deepcopy(dict(stream.params)))
+            seen = {attribute: [copy.deepcopy(getattr(learner, attribute))] for attribute in observe.values()}
+            predictions = []
+            for t in range(len(y)):
+                predictions.append(int(learner.predict(X[t])))
+                learner.update(X[t], int(y[t]))
+                for attribute in seen:
+                    seen[attribute].append(copy.deepcopy(getattr(learner, attribute)))
+            data["streams"].append({"name": stream.name, "X": X, "y": y, "params": dict(stream.params),
+                                    "points": stream.points, "predictions": predictions, "observed": seen})
+    else:
+        data.update(kind="function", rounds=bool(rounds), cases=[])
+        for i, item in enumerate(_check_items(cases, "cases")):
+            case = _as_case(item, i)
+            expected = reference(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
+            data["cases"].append({"name": case.name, "args": tuple(case.args), "kwargs": dict(case.kwargs),
+                                  "points": case.points, "expected": expected})
+    return plain_data.encode(data)
 
 
-def reference_winnow1(n: int, theta: float | None = None):
-    """Assignment ``winnow1`` (chapter 2): Winnow1 with attributes weights, promotions, eliminations."""
-    from .linear import Winnow1
+class _Replay:
+    """Plays back a recorded reference learner: its predictions and observed attributes, round by round."""
 
-    return Winnow1(n, theta)
+    def __init__(self, predictions: list, observed: dict):
+        self._predictions, self._observed, self._t = predictions, observed, 0
+
+    def predict(self, x: Any) -> int:
+        return self._predictions[self._t]
+
+    def update(self, x: Any, y: int) -> None:
+        self._t += 1
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name not in self._observed:
+            raise AttributeError(name)
+        return copy.deepcopy(self._observed[name][self._t])
 
 
-def reference_kernel_perceptron(n_features: int, kernel: Any):
-    """Assignment ``kernel_perceptron`` (chapter 6): the kernel Perceptron (predict +1 iff score >= 0)."""
-    from .kernels import KernelPerceptron
+class PublicChecks:
+    """The public checks of an assignment: streams or cases with the reference's recorded outputs.
 
-    return KernelPerceptron(n_features, kernel)
+    Load them with ``load_public_checks`` and call ``run`` on your learner class or
+    function (every assignment notebook, chapters 1-8).
 
-
-def reference_rwma_probabilities(P: Any, y: Any, eta: float) -> np.ndarray:
-    """Assignment ``rwma`` (chapter 5): F_t, the probability that RWMA errs in round t, for t = 1..T.
-
-    The sum is RWMA's exact expected number of mistakes on the stream.
+    Attributes
+    ----------
+    kind : {"learner", "function"}
+    title : str
+    streams : list of Stream
+        For a learner: the public streams (X, y, params), e.g. to measure a proof's
+        inequalities with ``check_bounds``.
+    cases : list of Case
+        For a function: the public cases.
     """
-    from .experts import weighted_majority_run
 
-    return weighted_majority_run(P, y, eta).wrong_fraction
+    def __init__(self, data: Mapping):
+        from . import plain_data
+
+        data = plain_data.decode(data) if not isinstance(data, PublicChecks) else data
+        if not isinstance(data, Mapping) or data.get("format") != _PUBLIC_FORMAT or data.get("kind") not in ("learner", "function"):
+            raise ValueError("data must be public checks written by record_public_checks (format 1, kind learner or function)")
+        self.kind, self.title = data["kind"], str(data.get("title", ""))
+        self.streams, self.cases, self._recorded = [], [], []
+        if self.kind == "learner":
+            self.observe = dict(data["observe"])
+            for s in data["streams"]:
+                self.streams.append(Stream(s["name"], s["X"], s["y"], params=s["params"], points=s["points"]))
+                self._recorded.append((s["predictions"], s["observed"]))
+        else:
+            self.rounds = bool(data["rounds"])
+            for c in data["cases"]:
+                self.cases.append(Case(c["name"], tuple(c["args"]), c["kwargs"], c["points"]))
+                self._recorded.append(c["expected"])
+
+    def run(self, candidate: Callable, *, rtol: float = 1e-9, atol: float = 1e-12) -> GradeReport:
+        """Compare ``candidate`` (your class or function) with the recorded reference; one check per stream or case."""
+        _check_callable(candidate, "candidate")
+        report = GradeReport(title=self.title)
+        if self.kind == "learner":
+            observe = {label: (lambda learner, a=attribute: getattr(learner, a)) for label, attribute in self.observe.items()}
+            for stream, (predictions, observed) in zip(self.streams, self._recorded):
+                replay = lambda predictions=predictions, observed=observed, **params: _Replay(predictions, observed)
+                report += compare_learners(candidate, replay, [stream], observe=observe, rtol=rtol, atol=atol)
+        else:
+            for case, expected in zip(self.cases, self._recorded):
+                recorded = lambda *args, expected=expected, **kwargs: copy.deepcopy(expected)
+                report += compare_functions(candidate, recorded, [case], rtol=rtol, atol=atol, rounds=self.rounds)
+        return report
 
 
-def reference_drift_expected_mistakes(p: Sequence[Any]) -> list:
-    """Assignment ``drift_chain`` (chapter 7): E[M | d0 = d] for d = 0..n, from p = (p_1, ..., p_n).
+def load_public_checks(path: Any) -> PublicChecks:
+    """Read an assignment's public checks (``<name>_public.json``, next to its notebook).
 
-    p_d is the probability that a mistake at distance d moves to d - 1 (else
-    to d + 1; at d = n it stays). With T_n = 1/p_n and
-    T_d = (1 + (1 - p_d) T_{d+1}) / p_d, E[M | d] = T_1 + ... + T_d. Exact
-    (Fractions) when p holds ints and Fractions, floats otherwise. For the
-    chain of ``DirectedDriftChain(n)``, p_d = ``good_flip_probability(d)`` and
-    the result equals ``expected_mistakes(d)``.
+    Raises
+    ------
+    FileNotFoundError
+        If the file is not there; the message says to keep it next to the notebook.
+    ValueError
+        If it is not a public-checks file.
     """
-    p = list(p)
-    if not p:
-        raise ValueError("p must hold p_1, ..., p_n with n >= 1, got an empty list")
-    for d, value in enumerate(p, start=1):
-        if not _is_number(value) or not 0 < value <= 1:
-            raise ValueError(f"p[{d - 1}] = p_{d} must be a probability in (0, 1], got {value!r}")
-    exact = all(_is_exact(v) for v in p)
-    one = Fraction(1) if exact else 1.0
-    n = len(p)
-    T = [one * 0] * (n + 1)
-    T[n] = one / p[n - 1]
-    for d in range(n - 1, 0, -1):
-        T[d] = (one + (one - p[d - 1]) * T[d + 1]) / p[d - 1]
-    expected = [one * 0]
-    for d in range(1, n + 1):
-        expected.append(expected[-1] + T[d])
-    return expected
+    import json
+    from pathlib import Path
 
-
-def reference_normalized_step(W: Any, S: Any, label: int, eta: float) -> np.ndarray:
-    """Assignment ``normalized_step`` (chapter 8, Eq. 2): one step of the normalized perceptron rule.
-
-    W' = W + (eta/N) eps y S with eps = 1 iff sgn(W.S) != y (sgn(0) = +1),
-    then W' / |W'|; N = len(W).
-    """
-    from .learning_curves import normalized_perceptron_step
-
-    W = np.asarray(W, dtype=float)
-    S = np.asarray(S, dtype=float)
-    return normalized_perceptron_step(W[None, :], S[None, :], np.array([float(label)]), float(eta), len(W))[0]
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} not found: the public checks read it from the folder the notebook runs in "
+            "(download it with the assignment and keep it next to the notebook)"
+        )
+    with open(path, encoding="utf-8") as f:
+        return PublicChecks(json.load(f))

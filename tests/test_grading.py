@@ -40,6 +40,12 @@ def hidden(name):
 
 
 grade_tool = _load(ROOT / "tools" / "grade.py", "_grade_tool")
+grade_worker = _load(ROOT / "tools" / "grade_worker.py", "_grade_worker")
+# the reference solutions live with the hidden tests, in lecturer material only
+reference_halving = hidden("halving").REFERENCE
+reference_rwma = hidden("rwma").REFERENCE
+reference_drift = hidden("drift_chain").REFERENCE
+reference_step = hidden("normalized_step").REFERENCE
 
 
 # -- a correct and a subtly wrong learner and function ----------------------------------------
@@ -74,7 +80,7 @@ class HalvingTiesDown(Halving):
 
 def first_tie_round(table, X, y):
     """The first round in which the reference's version space splits exactly in half on x_t."""
-    learner = grading.reference_halving(table)
+    learner = reference_halving(table)
     for t, (x, label) in enumerate(zip(X, y)):
         negative, positive = learner.votes(int(x))
         if negative == positive:
@@ -102,14 +108,14 @@ def line_stream(seed=0, length=30):
 
 def test_compare_functions_reports_first_differing_round_and_both_values():
     P, y = ol.iid_experts(30, [0.8, 0.6, 0.4], np.random.default_rng(1))
-    expected = grading.reference_rwma_probabilities(P, y, 0.5)
+    expected = reference_rwma(P, y, 0.5)
 
     def wrong_from_round_7(P, y, eta):
         F = rwma(P, y, eta)
         F[6:] += 0.125
         return F
 
-    report = grading.compare_functions(wrong_from_round_7, grading.reference_rwma_probabilities,
+    report = grading.compare_functions(wrong_from_round_7, reference_rwma,
                                        [grading.Case("iid", (P, y, 0.5))], rounds=True)
     (check,) = report.checks
     assert not check.passed and check.points == 0 and check.max_points == 1
@@ -121,14 +127,14 @@ def test_compare_functions_reports_first_differing_round_and_both_values():
 def test_compare_functions_passes_a_correct_function_and_scores_points():
     P, y = ol.iid_experts(40, [0.8, 0.6, 0.4], np.random.default_rng(2))
     cases = [grading.Case("a", (P, y, 0.5), points=2), ("b", (P, y, 0.1)), ("c", (P, y), {"eta": 1.0 - 1e-9})]
-    report = grading.compare_functions(rwma, grading.reference_rwma_probabilities, cases, rounds=True, title="T")
+    report = grading.compare_functions(rwma, reference_rwma, cases, rounds=True, title="T")
     assert report.passed and report.score == report.max_score == 4
     assert report.summary().startswith("T: 4/4 points") and "All checks passed." in report.summary()
     assert report.feedback() == "4/4: all checks passed"
 
 
 def test_compare_functions_entries_fractions_lengths_and_none():
-    ref = grading.reference_drift_expected_mistakes
+    ref = reference_drift
     p = [Fraction(1, 2), Fraction(1, 3), Fraction(1)]
     E = ref(p)
 
@@ -195,17 +201,17 @@ def test_compare_learners_reports_the_first_differing_round():
     table, X, y = line_stream(seed=0, length=40)
     t = first_tie_round(table, X, y)
     assert t is not None
-    report = grading.compare_learners(HalvingTiesDown, grading.reference_halving,
+    report = grading.compare_learners(HalvingTiesDown, reference_halving,
                                       [grading.Stream("line", X, y, params={"table": table})])
     assert report.checks[0].message == f"first difference at round {t} (prediction): expected +1, got -1"
-    report = grading.compare_learners(Halving, grading.reference_halving, [("line", X, y, {"table": table})],
+    report = grading.compare_learners(Halving, reference_halving, [("line", X, y, {"table": table})],
                                       observe={"|V|": lambda L: L.size})
     assert report.passed and "all 40 rounds (predictions and |V|)" in report.checks[0].message
 
 
 def reference_sizes(table, X, y):
     """|V| of the reference before round 1 and after every round."""
-    learner = grading.reference_halving(table)
+    learner = reference_halving(table)
     sizes = [learner.size]
     for x, label in zip(X, y):
         learner.update(int(x), int(label))
@@ -223,7 +229,7 @@ def test_compare_learners_reports_observables_bad_predictions_and_exceptions():
 
     stream = [grading.Stream("line", X, y, params={"table": table})]
     observe = {"|V|": lambda L: L.size}
-    msg = grading.compare_learners(WrongSize, grading.reference_halving, stream, observe=observe).checks[0].message
+    msg = grading.compare_learners(WrongSize, reference_halving, stream, observe=observe).checks[0].message
     sizes = reference_sizes(table, X, y)
     t = next(i for i, s in enumerate(sizes) if s < 16)
     assert msg == f"first difference after round {t}, |V| differs: wrong value: expected {sizes[t]}, got {sizes[t] + 1}"
@@ -232,21 +238,21 @@ def test_compare_learners_reports_observables_bad_predictions_and_exceptions():
         def predict(self, x):
             return 0
 
-    msg = grading.compare_learners(Zero, grading.reference_halving, stream).checks[0].message
+    msg = grading.compare_learners(Zero, reference_halving, stream).checks[0].message
     assert msg == "round 1: predict must return -1 or +1, returned 0"
 
     class Crash(Halving):
         def update(self, x, y):
             raise IndexError("boom")
 
-    msg = grading.compare_learners(Crash, grading.reference_halving, stream).checks[0].message
+    msg = grading.compare_learners(Crash, reference_halving, stream).checks[0].message
     assert msg == "round 1: update raised IndexError: boom"
 
     class Stub:
         def __init__(self, table):
             raise NotImplementedError
 
-    msg = grading.compare_learners(Stub, grading.reference_halving, stream).checks[0].message
+    msg = grading.compare_learners(Stub, reference_halving, stream).checks[0].message
     assert msg == "not implemented yet (building the learner)"
 
 
@@ -345,15 +351,15 @@ def test_first_difference_paths():
 def test_drift_reference_matches_the_chain(n):
     chain = ol.DirectedDriftChain(n)
     p = [chain.good_flip_probability(d) for d in range(1, n + 1)]
-    E = grading.reference_drift_expected_mistakes(p)
+    E = reference_drift(p)
     assert E == [chain.expected_mistakes(d) for d in range(n + 1)]
 
 
 def test_normalized_step_reference():
     W, S = np.array([1.0, 0.0]), np.array([0.0, 1.0])
-    assert np.allclose(grading.reference_normalized_step(W, S, 1, 2.0), W)  # sgn(0) = +1: correct
+    assert np.allclose(reference_step(W, S, 1, 2.0), W)  # sgn(0) = +1: correct
     expected = np.array([1.0, -1.0]) / np.sqrt(2)  # a mistake: W - (2/2) S
-    assert np.allclose(grading.reference_normalized_step(W, S, -1, 2.0), expected)
+    assert np.allclose(reference_step(W, S, -1, 2.0), expected)
 
 
 def _code(name):
@@ -378,8 +384,9 @@ def test_hidden_tests_give_the_reference_full_marks_and_the_stub_zero(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_public_checks_give_the_reference_full_marks(name, capsys):
+def test_public_checks_give_the_reference_full_marks(name, capsys, monkeypatch):
     lecturer = hidden(name)
+    monkeypatch.chdir(ASSIGNMENTS)  # the notebook reads NAME_public.json from the folder it runs in
     namespace = {}
     for cell in _code(name):
         if re.search(rf"^(def|class) {lecturer.FUNCTION}\b", cell, re.M):
@@ -399,11 +406,11 @@ def test_student_notebooks_never_mention_the_hidden_tests(name):
 
 
 def test_strip_magics():
-    assert grade_tool.strip_magics("%matplotlib inline\nx = 1\n  !ls") == (
+    assert grade_worker.strip_magics("%matplotlib inline\nx = 1\n  !ls") == (
         "pass  # IPython magic dropped by the grader\nx = 1\n  pass  # IPython magic dropped by the grader"
     )
-    assert grade_tool.strip_magics("%%time\nx = 1") == "\nx = 1"
-    assert grade_tool.strip_magics("%%bash\nls") is None
+    assert grade_worker.strip_magics("%%time\nx = 1") == "\nx = 1"
+    assert grade_worker.strip_magics("%%bash\nls") is None
 
 
 # -- tools/grade.py on the test submissions ------------------------------------------------------
@@ -461,7 +468,7 @@ def test_grade_subtly_wrong_names_the_first_differing_round(graded):
     lecturer = hidden("halving")
     failed = 0
     for stream in lecturer.streams():
-        reference = grading.reference_halving(stream.params["table"])
+        reference = reference_halving(stream.params["table"])
         t = None
         for i, (x, label) in enumerate(zip(stream.X, stream.y)):
             negative, positive = reference.votes(int(x))

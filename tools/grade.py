@@ -4,81 +4,88 @@
 Usage::
 
     python tools/grade.py SUBMISSIONS --assignment NAME --out scores.csv \\
-        [--timeout 60] [--memory-mb 1024] [--max-output-kb 256] [--jobs 1]
+        [--timeout 60] [--memory-mb 1024] [--max-output-kb 256] [--jobs 1] \\
+        [--feedback-dir DIR] [--unsafe-no-sandbox]
+    python tools/grade.py --write-public-checks [--check]
 
-SUBMISSIONS is a folder of notebooks, ``.ipynb`` or MyST Markdown ``.md`` (searched
-recursively; names starting with ``.`` or ``_``, and README.md, are skipped). NAME is an assignment of
-``book/assignments``; its hidden tests are ``book/assignments/lecturer/NAME_hidden.py``,
-which defines ``FUNCTION`` (the name the notebook must define), ``REFERENCE`` (the
-reference solution) and ``grade(student) -> onlinelib.grading.GradeReport``.
+**Two processes, data between them.** Each submission runs in its own sandboxed worker
+(``tools/grade_worker.py`` under bubblewrap, see ``tools/grade_sandbox.py``): the notebook's
+code cells run there, in order, as "Run all" would. The hidden tests
+(``book/assignments/lecturer/NAME_hidden.py``), the reference solution, the streams and
+adversaries and the scoring run only here, in the grader. The two exchange JSON lines:
+the grader asks the worker to build the student's learner and to call ``predict``,
+``update`` and read the observed attributes, or to call the student's function, and
+checks every reply as plain data of bounded size (``onlinelib.plain_data``). The worker
+never holds an expected value, the reference or the hidden tests, and cannot write a
+result: the grader alone scores, and a score lies in [0, max].
 
-Before grading, the reference solution is graded in this process and must get full
-marks; its score is every row's ``max_score``.
+**The sandbox** has its own user, PID, network, IPC and mount namespaces, uid 65534
+with no capabilities, a size-capped tmpfs as its only writable place, the Python
+environment read-only, and nothing of the repository, ``lecturer/`` or the other
+submissions. The parts of ``onlinelib`` the assignment asks the student to write (the
+hidden file's ``FORBIDDEN``, e.g. ``onlinelib.version_space`` for Halving) are replaced
+there by stubs, so a submission that uses them gets 0 with that reason. When the time
+is up, the whole sandbox dies, children and ``setsid`` daemons included. Without
+bubblewrap (Debian package ``bubblewrap``) the grader stops, unless
+``--unsafe-no-sandbox`` is given (the same protocol, but with your own rights).
 
-Each submission runs in its own child process (this script with ``--worker``, a fresh
-interpreter in its own session, so its process group can be killed as a whole):
+**Every file gets a row.** SUBMISSIONS is searched recursively, symbolic links are not
+followed, and every entry gets a row written as soon as it is graded: notebooks
+(``.ipynb`` and MyST ``.md``) are graded; symbolic links, special files, files over
+``--max-notebook-mb``, files that are not UTF-8 and non-Python notebooks are rejected
+with the reason; other files and hidden entries are listed as skipped. CSV cells that a
+spreadsheet would read as a formula are neutralised and control characters escaped.
+Besides the CSV, ``--feedback-dir`` (default: next to the CSV, ``<out>_feedback/``) gets
+one Markdown file per submission with each check, its points and its message.
 
-1. The parent reads the notebook with jupytext and hands the child its code cells.
-2. The child first lowers its own limits with ``resource.setrlimit``: address space
-   (``--memory-mb``), CPU time (a backstop a little above ``--timeout``), file size and
-   core dumps. (It does this itself rather than in a ``preexec_fn``, which is unsafe
-   with ``--jobs`` threads; no student code has run yet at that point.)
-3. It runs the cells in order with ``exec`` in one namespace, as "Run all" would.
-   IPython line magics (``%...``, ``!...``) are dropped, ``%%time``/``%%capture`` cell
-   magics are unwrapped, other cell magics are skipped. A cell that raises stops the
-   run (a cell tagged ``raises-exception`` may raise).
-4. It looks up ``FUNCTION`` and calls the hidden ``grade`` on it.
+The CSV has the columns ``submission, score, max_score, status, feedback``; status is one
+of graded, forbidden, timeout, memory, output, syntax_error, error, missing, crashed,
+protocol, unreadable, rejected, skipped. Before grading, the reference solution is graded
+in this process and must get full marks; its score is every row's ``max_score``.
 
-The parent reads the child's output (stdout and stderr together) and kills the whole
-process group when the output exceeds ``--max-output-kb`` or the wall-clock time exceeds
-``--timeout`` (which covers start-up, about 2-4 s to import onlinelib, the notebook and
-the hidden tests). A submission that loops forever, raises, has a syntax error, lacks
-the function, runs out of memory, prints too much or crashes gets zero with the reason,
-and grading goes on with the next one.
-
-The CSV has the columns ``submission, score, max_score, status, feedback``; status is
-one of graded, timeout, memory, output, syntax_error, error, missing, unreadable,
-crashed. A summary table is printed at the end.
-
-This isolates mistakes, not malice: the child runs as the same user, with the same
-files and network as the lecturer. Grade untrusted code inside a container.
+``--write-public-checks`` records each assignment's public checks (the hidden file's
+``public_checks()``) from the reference into ``book/assignments/NAME_public.json``, which
+the student notebooks read; ``--check`` only verifies the files are current.
 """
 from __future__ import annotations
 
 import argparse
-import builtins
 import concurrent.futures
 import csv
 import importlib.util
+import itertools
 import json
 import os
 import re
-import selectors
-import signal
-import subprocess
+import shutil
+import stat
 import sys
 import tempfile
 import threading
 import time
-import traceback
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import grade_sandbox as sandbox  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-HIDDEN_DIR = ROOT / "book" / "assignments" / "lecturer"
-STATUSES = ("graded", "timeout", "memory", "output", "syntax_error", "error", "missing", "unreadable", "crashed")
+ASSIGNMENTS = ROOT / "book" / "assignments"
+HIDDEN_DIR = ASSIGNMENTS / "lecturer"
+STATUSES = ("graded", "forbidden", "timeout", "memory", "output", "syntax_error", "error", "missing", "crashed",
+            "protocol", "unreadable", "rejected", "skipped")
 FIELDS = ["submission", "score", "max_score", "status", "feedback"]
-_UNWRAPPED_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+NOTEBOOK_SUFFIXES = (".ipynb", ".md")
 
 
 # -- the hidden tests ---------------------------------------------------------------------
 
 
 def load_hidden(path: Path):
-    """Import a hidden-tests file and check that it defines FUNCTION, REFERENCE and grade."""
+    """Import a hidden-tests file and check that it defines FUNCTION, REFERENCE, FORBIDDEN and grade."""
     spec = importlib.util.spec_from_file_location(f"_hidden_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    for name in ("FUNCTION", "REFERENCE", "grade"):
+    for name in ("FUNCTION", "REFERENCE", "FORBIDDEN", "grade"):
         if not hasattr(module, name):
             raise SystemExit(f"{path} must define {name}")
     return module
@@ -94,339 +101,324 @@ def hidden_path(assignment: str, hidden_dir: Path) -> Path:
     return path
 
 
-# -- the child process ------------------------------------------------------------------------
+def public_checks_path(assignment: str, assignments: Path = ASSIGNMENTS) -> Path:
+    return assignments / f"{assignment}_public.json"
 
 
-def _write_json(path: str, data: dict) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-    os.replace(tmp, path)
+def public_checks_text(hidden) -> str:
+    """The public-checks file of one assignment, recorded from its reference."""
+    from onlinelib import grading
+
+    data = grading.record_public_checks(hidden.REFERENCE, **hidden.public_checks())
+    return json.dumps(data, indent=None, separators=(",", ":"), allow_nan=True) + "\n"
 
 
-def _set_limits(memory_mb: int, timeout: float) -> None:
-    import resource
-
-    memory = memory_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    cpu = int(timeout) + 5
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    size = 256 * 2**20
-    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-
-
-def strip_magics(source: str) -> str | None:
-    """The cell's Python code with IPython magics removed; None if the whole cell is a cell magic to skip."""
-    lines = source.split("\n")
-    first = lines[0].strip() if lines else ""
-    if first.startswith("%%"):
-        if first.split()[0] not in _UNWRAPPED_CELL_MAGICS:
-            return None
-        lines[0] = ""
-    out = []
-    for line in lines:
-        stripped = line.lstrip()
-        if stripped.startswith(("%", "!")):
-            out.append(line[: len(line) - len(stripped)] + "pass  # IPython magic dropped by the grader")
-        else:
-            out.append(line)
-    return "\n".join(out)
-
-
-def _cell_line(exc: BaseException, filename: str) -> int | None:
-    line = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == filename:
-            line = frame.lineno
-    return line
-
-
-def _exception_text(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    if len(text) > 300:
-        text = text[:297] + "..."
-    return f"{type(exc).__name__}{': ' + text if text else ''}"
-
-
-def worker(cells_path: str, hidden_file: str, result_path: str, status_path: str, memory_mb: int, timeout: float) -> int:
-    """Run one submission's cells, then the hidden tests; write the result as JSON."""
-    _set_limits(memory_mb, timeout)
-    _write_json(status_path, {"phase": "start-up"})
-
-    def finish(status: str, reason: str, score: float = 0.0) -> int:
-        _write_json(result_path, {"status": status, "score": score, "feedback": reason})
-        return 0
-
-    try:
-        hidden = load_hidden(Path(hidden_file))  # imports onlinelib before the student's code runs
-    except MemoryError:
-        return finish("memory", f"the grader ran out of memory while starting (--memory-mb {memory_mb} is too small)")
-    with open(cells_path, encoding="utf-8") as f:
-        cells = json.load(f)
-
-    def display(*objects, **kwargs):  # what a notebook has without an import
-        print(*objects)
-
-    namespace = {"__name__": "__main__", "__builtins__": builtins, "display": display}
-    for cell in cells:
-        number = cell["number"]
-        _write_json(status_path, {"phase": "notebook", "cell": number})
-        source = strip_magics(cell["source"])
-        if source is None:
+def write_public_checks(check: bool, hidden_dir: Path = HIDDEN_DIR, assignments: Path = ASSIGNMENTS) -> int:
+    stale = []
+    for path in sorted(hidden_dir.glob("*_hidden.py")):
+        hidden = load_hidden(path)
+        if not hasattr(hidden, "public_checks"):
             continue
-        filename = f"<code cell {number}>"
-        try:
-            code = compile(source, filename, "exec")
-        except SyntaxError as exc:
-            return finish("syntax_error", f"syntax error in code cell {number}, line {exc.lineno}: {exc.msg}")
-        except (ValueError, MemoryError) as exc:  # e.g. null bytes in the source
-            return finish("syntax_error", f"code cell {number} cannot be compiled: {_exception_text(exc)}")
-        try:
-            exec(code, namespace)
-        except MemoryError:
-            return finish("memory", f"ran out of memory (the limit is {memory_mb} MB) in code cell {number}")
-        except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the notebook stops here
-            if "raises-exception" in cell.get("tags", ()):
-                continue
-            line = _cell_line(exc, filename)
-            where = f"code cell {number}" + (f", line {line}" if line else "")
-            return finish("error", f"{where} raised {_exception_text(exc)}")
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-
-    name = hidden.FUNCTION
-    if name not in namespace:
-        return finish("missing", f"the notebook does not define {name} (keep the name of the stub)")
-    student = namespace[name]
-    if not callable(student):
-        return finish("missing", f"{name} is a {type(student).__name__}, not a function or class")
-
-    _write_json(status_path, {"phase": "grading"})
-    try:
-        report = hidden.grade(student)
-    except MemoryError:
-        return finish("memory", f"ran out of memory (the limit is {memory_mb} MB) during the hidden tests")
-    except BaseException as exc:
-        return finish("error", f"the hidden tests stopped: {_exception_text(exc)}")
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    _write_json(result_path, {
-        "status": "graded",
-        "score": report.score,
-        "max_score": report.max_score,
-        "feedback": report.feedback(),
-    })
+        name = path.name[: -len("_hidden.py")]
+        target = public_checks_path(name, assignments)
+        text = public_checks_text(hidden)
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if current != text:
+            stale.append(target)
+            if not check:
+                target.write_text(text, encoding="utf-8")
+        print(f"{target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: "
+              f"{'up to date' if current == text else ('STALE' if check else 'written')}", file=sys.stderr)
+    if check and stale:
+        print("public checks are stale: run `python tools/grade.py --write-public-checks`", file=sys.stderr)
+        return 1
     return 0
 
 
-# -- the parent ---------------------------------------------------------------------------
+# -- text that reaches the CSV, the terminal and the feedback files -----------------------------
 
 
-def read_cells(path: Path) -> list[dict]:
-    """The code cells of a notebook (.ipynb or MyST .md), numbered from 1."""
-    import jupytext
-
-    notebook = jupytext.read(str(path))
-    cells = []
-    for cell in notebook.cells:
-        if cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list):
-            source = "".join(source)
-        tags = list(cell.get("metadata", {}).get("tags", []))
-        cells.append({"number": len(cells) + 1, "source": source, "tags": tags})
-    return cells
+def printable(text: str) -> str:
+    """Control characters (and other unprintable ones) escaped, e.g. a newline as \\n."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in str(text))
 
 
-def _child_env() -> dict:
-    env = dict(os.environ)
-    env.update({
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONHASHSEED": "0",
-        "MPLBACKEND": "Agg",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "NUMBA_NUM_THREADS": "1",
-    })
-    # the child imports onlinelib and the hidden tests from this repository
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return env
+def csv_cell(value) -> str:
+    """A CSV cell a spreadsheet shows as text: no formula (=, +, -, @ or a tab/CR first), no control characters."""
+    text = printable(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-_LIVE: set = set()  # the children running now, killed if the lecturer interrupts the run
-_LIVE_LOCK = threading.Lock()
+def markdown_text(text: str) -> str:
+    """Untrusted text as literal Markdown (no links, HTML or emphasis)."""
+    return re.sub(r"([\\`*_\[\]<>|&])", r"\\\1", printable(text))
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _read_json(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def _phase(status_path: Path) -> str:
-    status = _read_json(status_path) or {}
-    phase = status.get("phase")
-    if phase == "notebook":
-        return f" in code cell {status.get('cell')}"
-    if phase == "grading":
-        return " during the hidden tests"
-    if phase == "start-up":
-        return " while starting (importing the libraries)"
-    return ""
-
-
-def grade_one(path: Path, root: Path, hidden_file: Path, args) -> dict:
-    """Grade one submission in a child process; return its CSV row (without max_score)."""
-    name = str(path.relative_to(root))
-    row = {"submission": name, "score": 0.0, "status": "", "feedback": ""}
-    try:
-        cells = read_cells(path)
-    except Exception as exc:
-        row.update(status="unreadable", feedback=f"cannot read the notebook: {_exception_text(exc)}")
-        return row
-    limit = args.max_output_kb * 1024
-    with tempfile.TemporaryDirectory(prefix="grade-") as tmp:
-        tmp = Path(tmp)
-        cells_path, result_path, status_path = tmp / "cells.json", tmp / "result.json", tmp / "status.json"
-        cells_path.write_text(json.dumps(cells), encoding="utf-8")
-        workdir = tmp / "work"
-        workdir.mkdir()
-        command = [
-            sys.executable, str(Path(__file__).resolve()), "--worker", str(cells_path), str(hidden_file),
-            str(result_path), str(status_path), str(args.memory_mb), str(args.timeout),
-        ]
-        start = time.monotonic()
-        proc = subprocess.Popen(
-            command, cwd=workdir, env=_child_env(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        with _LIVE_LOCK:
-            _LIVE.add(proc)
-        outcome, printed, tail = None, 0, b""
-        try:
-            with selectors.DefaultSelector() as selector:
-                selector.register(proc.stdout, selectors.EVENT_READ)
-                while True:
-                    remaining = args.timeout - (time.monotonic() - start)
-                    if remaining <= 0:
-                        outcome = "timeout"
-                        break
-                    if not selector.select(timeout=min(remaining, 0.5)):
-                        if proc.poll() is not None:
-                            break  # the child is done; a leftover grandchild may hold the output open
-                        continue
-                    chunk = os.read(proc.stdout.fileno(), 65536)
-                    if not chunk:
-                        break  # end of output: the child has exited (or closed its output)
-                    printed += len(chunk)
-                    tail = (tail + chunk)[-2000:]
-                    if printed > limit:
-                        outcome = "output"
-                        break
-            if outcome is None:
-                try:
-                    proc.wait(timeout=max(0.1, args.timeout - (time.monotonic() - start)))
-                except subprocess.TimeoutExpired:
-                    outcome = "timeout"
-        finally:
-            _kill_group(proc)
-            proc.wait()
-            proc.stdout.close()
-            with _LIVE_LOCK:
-                _LIVE.discard(proc)
-        elapsed = time.monotonic() - start
-        if outcome == "timeout":
-            row.update(status="timeout", feedback=f"timed out after {args.timeout:g} s{_phase(status_path)}")
-            return row
-        if outcome == "output":
-            row.update(status="output", feedback=f"printed more than {args.max_output_kb} KB{_phase(status_path)}")
-            return row
-        result = _read_json(result_path)
-        if result is None:
-            code = proc.returncode
-            if code is not None and code < 0:
-                try:
-                    signame = signal.Signals(-code).name
-                except ValueError:
-                    signame = f"signal {-code}"
-                how = f"was killed by {signame}"
-                if -code == signal.SIGXCPU:
-                    how += " (CPU time limit)"
-                elif -code == signal.SIGXFSZ:
-                    how += " (file size limit)"
-            else:
-                how = f"exited with status {code}"
-            last = tail.decode("utf-8", "replace").strip().splitlines()
-            detail = f"; last output: {last[-1][:200]}" if last else ""
-            row.update(status="crashed", feedback=f"the submission {how}{_phase(status_path)}{detail}")
-            return row
-        status = result.get("status")
-        if status not in STATUSES:
-            row.update(status="crashed", feedback=f"the worker wrote an unknown status {status!r}")
-            return row
-        row.update(status=status, score=float(result.get("score", 0.0)) if status == "graded" else 0.0,
-                   feedback=str(result.get("feedback", "")))
-        row["seconds"] = round(elapsed, 1)
-        return row
-
-
-def find_submissions(folder: Path) -> list[Path]:
-    found = []
-    for path in sorted(folder.rglob("*")):
-        parts = path.relative_to(folder).parts
-        if any(p.startswith((".", "_")) for p in parts) or "ipynb_checkpoints" in str(path):
-            continue
-        if path.name.lower() == "readme.md":
-            continue
-        if path.is_file() and path.suffix in (".ipynb", ".md"):
-            found.append(path)
-    return found
-
-
-def _fmt_score(value: float) -> str:
+def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+# -- finding the submissions -------------------------------------------------------------------
+
+
+def find_submissions(folder: Path) -> list[tuple[str, Path, tuple[str, str] | None]]:
+    """Every entry under ``folder``: (name, path, None to grade it, or (status, reason)). Symlinks are not followed."""
+    found = []
+
+    def walk(directory: Path, prefix: str) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            found.append((prefix or ".", directory, ("rejected", f"cannot list the folder: {exc.strerror}")))
+            return
+        for entry in entries:
+            name = prefix + entry.name
+            path = Path(entry.path)
+            if entry.is_symlink():
+                found.append((name, path, ("rejected", "a symbolic link, not followed: hand in the notebook itself")))
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name.startswith("."):
+                    found.append((name + "/", path, ("skipped", "a hidden folder, not searched")))
+                else:
+                    walk(path, name + "/")
+            elif not entry.is_file(follow_symlinks=False):
+                found.append((name, path, ("rejected", "not a regular file")))
+            elif entry.name.startswith("."):
+                found.append((name, path, ("skipped", "a hidden file, not graded")))
+            elif path.suffix not in NOTEBOOK_SUFFIXES:
+                found.append((name, path, ("skipped", "not a notebook (.ipynb or .md)")))
+            else:
+                found.append((name, path, None))
+
+    walk(folder, "")
+    return found
+
+
+def read_notebook(path: Path, max_bytes: int) -> tuple[bytes | None, tuple[str, str] | None]:
+    """The file's bytes, read without following a symlink and never more than ``max_bytes`` + 1."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        return None, ("rejected", f"cannot open it: {exc.strerror}")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, ("rejected", "not a regular file")
+        if info.st_size > max_bytes:
+            return None, ("rejected", f"larger than the {max_bytes // 2**20} MB limit for a notebook ({info.st_size} bytes)")
+        chunks, total = [], 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:
+            return None, ("rejected", f"larger than the {max_bytes // 2**20} MB limit for a notebook")
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, ("unreadable", f"not UTF-8 text (byte {exc.start})")
+    return data, None
+
+
+# -- grading one submission -----------------------------------------------------------------------
+
+_COUNTER = itertools.count()
+
+
+class Grader:
+    """Everything one grading run shares: the hidden tests, the library copy and the limits."""
+
+    def __init__(self, hidden, assignment: str, library: Path, args, bwrap: str | None, max_score: float):
+        self.hidden, self.assignment, self.library, self.args = hidden, assignment, library, args
+        self.bwrap, self.max_score = bwrap, max_score
+        self.public = public_checks_path(assignment, args.assignments_dir)
+        self.limits = {
+            "memory_mb": args.memory_mb, "cpu_seconds": int(args.timeout) + 5, "file_mb": 16,
+            "processes": args.max_processes, "tmpfs_mb": 64, "output_bytes": args.max_output_kb * 1024,
+            "reply_bytes": 4 * 2**20, "timeout": args.timeout,
+        }
+
+    def grade(self, name: str, path: Path) -> dict:
+        """Grade one notebook; its row (with the checks for the feedback file). Never raises but for ^C."""
+        row = {"submission": name, "score": 0.0, "status": "", "feedback": "", "checks": []}
+        data, problem = read_notebook(path, self.args.max_notebook_mb * 2**20)
+        if problem:
+            row["status"], row["feedback"] = problem
+            return row
+        box = Path(tempfile.mkdtemp(prefix="grade-"))  # 0700: only the grader reaches into it
+        try:
+            inner = box / "submission"
+            inner.mkdir(mode=0o755)
+            inner.chmod(0o755)
+            notebook = inner / ("submission" + path.suffix)
+            notebook.write_bytes(data)
+            notebook.chmod(0o644)
+            if self.public.is_file():
+                shutil.copyfile(self.public, inner / self.public.name)
+                (inner / self.public.name).chmod(0o644)
+            return self._run(row, inner, notebook.name)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a fault of the grader itself must not cost the other rows
+            row.update(status="crashed", score=0.0, feedback=f"the grader failed on this submission: "
+                       f"{type(exc).__name__}: {sandbox._clean(exc, 200)}")
+            return row
+        finally:
+            shutil.rmtree(box, ignore_errors=True)
+
+    def _run(self, row: dict, inner: Path, notebook: str) -> dict:
+        deadline = time.monotonic() + self.args.timeout
+        box = None
+        try:
+            box = sandbox.Sandbox(inner, self.library, self.limits, deadline, bwrap=self.bwrap,
+                                  name=f"onlinelib-grade-{os.getpid()}-{next(_COUNTER)}")
+            where = f"/submission/{notebook}" if self.bwrap else str(inner / notebook)
+            outcome = box.run_notebook(where, self.hidden.FUNCTION)
+            if outcome["status"] != "ok":
+                status = outcome["status"] if outcome["status"] in STATUSES else "error"
+                row.update(status=status, feedback=sandbox._clean(outcome.get("reason", ""), 400))
+            else:
+                student = box.value(outcome)
+                report = self.hidden.grade(student)
+                score, _ = report.clamp()
+                row.update(status="graded", score=min(score, self.max_score), feedback=report.feedback(),
+                           checks=report.checks)
+        except sandbox.SandboxFailure as failure:
+            row.update(status=failure.status, score=0.0, feedback=failure.reason)
+        except Exception as exc:  # the hidden tests stopped on something the student's code returned
+            row.update(status="error", score=0.0,
+                       feedback=f"the hidden tests stopped: {type(exc).__name__}: {sandbox._clean(exc, 300)}")
+        finally:
+            if box is not None:
+                box.close()
+        if box is not None and box.forbidden:
+            names = ", ".join(box.forbidden[:3])
+            row.update(status="forbidden", score=0.0, checks=[],
+                       feedback=f"uses {names}, which assignment {self.assignment!r} asks you to write yourself")
+        return row
+
+
+# -- the outputs -----------------------------------------------------------------------------------
+
+
+def feedback_markdown(row: dict, max_score: float, title: str) -> str:
+    lines = [f"# {markdown_text(title)}", "", f"**Submission:** {markdown_text(row['submission'])}  ",
+             f"**Score:** {_fmt(row['score'])}/{_fmt(max_score)}  ", f"**Status:** {row['status']}", ""]
+    if row["checks"]:
+        lines += ["| check | points | result |", "|---|---|---|"]
+        for check in row["checks"]:
+            mark = "pass" if check.passed else "**FAIL**"
+            lines.append(f"| {markdown_text(check.name)} | {_fmt(check.points)}/{_fmt(check.max_points)} | "
+                         f"{mark}: {markdown_text(check.message)} |")
+    else:
+        lines.append(markdown_text(row["feedback"]))
+    return "\n".join(lines) + "\n"
+
+
+def feedback_name(submission: str, taken: set) -> str:
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", submission.replace("/", "__")).strip("._") or "submission"
+    name, i = base[:120] + ".md", 2
+    while name in taken:
+        name, i = f"{base[:120]}-{i}.md", i + 1
+    taken.add(name)
+    return name
+
+
+class Rows:
+    """Writes each row to the CSV (and its feedback file) as soon as it is graded."""
+
+    def __init__(self, out: Path, feedback_dir: Path, max_score: float, title: str):
+        self.out, self.feedback_dir, self.max_score, self.title = out, feedback_dir, max_score, title
+        self.rows: list[dict] = []
+        self.lock = threading.Lock()
+        self.names: set = set()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        feedback_dir.mkdir(parents=True, exist_ok=True)
+        self.file = open(out, "w", newline="", encoding="utf-8")
+        self.writer = csv.DictWriter(self.file, fieldnames=FIELDS, extrasaction="ignore")
+        self.writer.writeheader()
+        self.file.flush()
+
+    def cells(self, row: dict) -> dict:
+        return {"submission": csv_cell(row["submission"]), "score": _fmt(row["score"]),
+                "max_score": _fmt(self.max_score), "status": row["status"], "feedback": csv_cell(row["feedback"])}
+
+    def add(self, row: dict) -> None:
+        with self.lock:
+            self.rows.append(row)
+            self.writer.writerow(self.cells(row))
+            self.file.flush()
+            path = self.feedback_dir / feedback_name(row["submission"], self.names)
+            path.write_text(feedback_markdown(row, self.max_score, self.title), encoding="utf-8")
+            print(f"  {printable(row['submission'])}: {_fmt(row['score'])}/{_fmt(self.max_score)} [{row['status']}]",
+                  file=sys.stderr, flush=True)
+
+    def finish(self) -> None:
+        """Rewrite the CSV sorted by submission (atomically: the unsorted file stays until then)."""
+        self.file.close()
+        self.rows.sort(key=lambda r: r["submission"])
+        tmp = self.out.with_name(self.out.name + ".tmp")
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=FIELDS)
+            writer.writeheader()
+            for row in self.rows:
+                writer.writerow(self.cells(row))
+        os.replace(tmp, self.out)
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "--worker":
-        cells, hidden, result, status, memory_mb, timeout = argv[1:7]
-        return worker(cells, hidden, result, status, int(memory_mb), float(timeout))
     parser = argparse.ArgumentParser(
-        description="Grade a folder of submitted notebooks with an assignment's hidden tests.",
+        description="Grade a folder of submitted notebooks with an assignment's hidden tests, each in a sandbox.",
     )
-    parser.add_argument("submissions", type=Path, help="folder of .ipynb or MyST .md notebooks")
-    parser.add_argument("--assignment", required=True, help="the assignment, e.g. halving")
-    parser.add_argument("--out", type=Path, required=True, help="the CSV file to write")
+    parser.add_argument("submissions", type=Path, nargs="?", help="folder of .ipynb or MyST .md notebooks")
+    parser.add_argument("--assignment", help="the assignment, e.g. halving")
+    parser.add_argument("--out", type=Path, help="the CSV file to write")
+    parser.add_argument("--feedback-dir", type=Path, help="one Markdown feedback file per submission "
+                        "(default: OUT's name with _feedback, next to it)")
     parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per submission (default 60)")
-    parser.add_argument("--memory-mb", type=int, default=1024, help="address-space limit per submission (default 1024)")
+    parser.add_argument("--memory-mb", type=int, default=1024, help="memory per process of a submission (default 1024)")
     parser.add_argument("--max-output-kb", type=int, default=256, help="output limit per submission (default 256)")
+    parser.add_argument("--max-notebook-mb", type=int, default=16, help="largest notebook file graded (default 16)")
+    parser.add_argument("--max-processes", type=int, default=16, help="processes and threads per submission (default 16)")
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
     parser.add_argument("--hidden-dir", type=Path, default=HIDDEN_DIR, help="where NAME_hidden.py lives")
+    parser.add_argument("--assignments-dir", type=Path, default=ASSIGNMENTS, help="where NAME_public.json lives")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run submissions without bubblewrap, with your own rights (only for code you trust)")
+    parser.add_argument("--write-public-checks", action="store_true",
+                        help="record every assignment's public checks from its reference into NAME_public.json")
+    parser.add_argument("--check", action="store_true", help="with --write-public-checks: only check they are current")
     args = parser.parse_args(argv)
+    if args.write_public_checks:
+        return write_public_checks(args.check, args.hidden_dir.resolve(), args.assignments_dir.resolve())
+    for option in ("submissions", "assignment", "out"):
+        if getattr(args, option) is None:
+            parser.error(f"{'SUBMISSIONS' if option == 'submissions' else '--' + option} is required")
     if args.timeout <= 0:
         parser.error(f"--timeout must be positive, got {args.timeout}")
-    if args.memory_mb < 64:
-        parser.error(f"--memory-mb must be at least 64, got {args.memory_mb}")
-    if args.max_output_kb < 1:
-        parser.error(f"--max-output-kb must be at least 1, got {args.max_output_kb}")
-    if args.jobs < 1:
-        parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    for option, low in (("memory_mb", 256), ("max_output_kb", 1), ("max_notebook_mb", 1), ("max_processes", 4),
+                        ("jobs", 1)):
+        if getattr(args, option) < low:
+            parser.error(f"--{option.replace('_', '-')} must be at least {low}, got {getattr(args, option)}")
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder")
+
+    bwrap = None
+    if args.unsafe_no_sandbox:
+        print("WARNING: --unsafe-no-sandbox: students' code runs with your rights, files and network", file=sys.stderr)
+    else:
+        bwrap = sandbox.find_bwrap()
+        if bwrap is None:
+            raise SystemExit(sandbox.missing_bwrap_message())
+        sandbox.check_bwrap(bwrap)
 
     hidden_file = hidden_path(args.assignment, args.hidden_dir.resolve())
     hidden = load_hidden(hidden_file)
@@ -436,42 +428,43 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"the reference solution fails the hidden tests of {args.assignment!r}: fix {hidden_file}")
     max_score = reference.max_score
 
-    submissions = find_submissions(args.submissions)
-    if not submissions:
-        raise SystemExit(f"no .ipynb or .md notebooks in {args.submissions}")
-    print(f"grading {len(submissions)} submission(s) of {args.assignment!r} (max score {_fmt_score(max_score)}, "
-          f"timeout {args.timeout:g} s, memory {args.memory_mb} MB, output {args.max_output_kb} KB)", file=sys.stderr)
-    rows = []
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+    entries = find_submissions(args.submissions)
+    if not entries:
+        raise SystemExit(f"{args.submissions} is empty")
+    feedback_dir = args.feedback_dir or args.out.with_name(args.out.stem + "_feedback")
+    title = getattr(hidden, "TITLE", args.assignment)
+    work = Path(tempfile.mkdtemp(prefix="grade-library-"))
     try:
-        futures = {pool.submit(grade_one, path, args.submissions, hidden_file, args): path for path in submissions}
-        for future in concurrent.futures.as_completed(futures):
-            row = future.result()
-            row["max_score"] = max_score
-            rows.append(row)
-            print(f"  {row['submission']}: {_fmt_score(row['score'])}/{_fmt_score(max_score)} [{row['status']}]",
-                  file=sys.stderr)
-    except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        with _LIVE_LOCK:
-            for proc in list(_LIVE):
-                _kill_group(proc)
-        print("interrupted: no scores written", file=sys.stderr)
-        return 130
-    pool.shutdown()
-    rows.sort(key=lambda r: r["submission"])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({**row, "score": _fmt_score(row["score"]), "max_score": _fmt_score(row["max_score"])})
-    width = max(len(r["submission"]) for r in rows)
+        removed = sandbox.assignment_library(hidden.FORBIDDEN, args.assignment, work / "lib")
+        grader = Grader(hidden, args.assignment, work / "lib", args, bwrap, max_score)
+        print(f"grading {sum(e[2] is None for e in entries)} notebook(s) of {args.assignment!r} "
+              f"(max score {_fmt(max_score)}, timeout {args.timeout:g} s, memory {args.memory_mb} MB, "
+              f"output {args.max_output_kb} KB, {'UNSAFE: no sandbox' if bwrap is None else 'sandbox: bubblewrap'}; "
+              f"removed for the students: {', '.join(f'{m} ({n})' for m, n in removed.items())})", file=sys.stderr)
+        rows = Rows(args.out, feedback_dir, max_score, title)
+        for name, path, problem in entries:
+            if problem is not None:
+                rows.add({"submission": name, "score": 0.0, "status": problem[0], "feedback": problem[1], "checks": []})
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+        try:
+            futures = [pool.submit(grader.grade, name, path) for name, path, problem in entries if problem is None]
+            for future in concurrent.futures.as_completed(futures):
+                rows.add(future.result())
+        except KeyboardInterrupt:
+            pool.shutdown(wait=False, cancel_futures=True)
+            print(f"interrupted: the rows graded so far are in {args.out}", file=sys.stderr)
+            return 130
+        pool.shutdown()
+        rows.finish()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    width = min(60, max(len(printable(r["submission"])) for r in rows.rows))
     print(f"{'submission':{width}s}  {'score':>7s}  {'status':12s}  feedback")
-    for r in rows:
-        score = f"{_fmt_score(r['score'])}/{_fmt_score(r['max_score'])}"
-        print(f"{r['submission']:{width}s}  {score:>7s}  {r['status']:12s}  {r['feedback']}")
-    print(f"wrote {args.out}", file=sys.stderr)
+    for r in rows.rows:
+        score = f"{_fmt(r['score'])}/{_fmt(max_score)}"
+        print(f"{printable(r['submission']):{width}s}  {score:>7s}  {r['status']:12s}  {printable(r['feedback'])}")
+    print(f"wrote {args.out} and {len(rows.rows)} feedback files in {feedback_dir}", file=sys.stderr)
     return 0
 
 

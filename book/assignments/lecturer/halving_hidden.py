@@ -10,8 +10,18 @@ import onlinelib as ol
 from onlinelib import grading
 
 FUNCTION = "HalvingLearner"
-REFERENCE = grading.reference_halving
 TITLE = "Assignment 1: Halving (chapter 1)"
+# What the student writes: absent from the library a graded notebook sees.
+FORBIDDEN = [
+    "onlinelib.Halving", "onlinelib.RandomizedHalving", "onlinelib.SOA",
+    "onlinelib.version_space._VersionSpaceLearner", "onlinelib.version_space._VersionSpace",
+    "onlinelib.version_space._halving_rule", "onlinelib.version_space._majority",
+]
+
+
+def REFERENCE(table):
+    """The reference solution: onlinelib's Halving over the truth table (n_concepts, n_instances)."""
+    return ol.Halving(ol.ConceptClass(table))
 
 
 def _table(cls):
@@ -39,6 +49,23 @@ def streams():
     out.append(grading.Stream("all concepts on 5 points, adaptive adversary", adaptive.X, adaptive.y,
                               params={"table": _table(every)}))
     return out
+
+
+def public_checks():
+    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    line = ol.thresholds(15)  # 16 concepts, so the first votes can tie 8 to 8
+    table = _table(line)
+    rng = np.random.default_rng(1)
+    X, y = ol.random_stream(line, target=6, length=40, rng=rng)
+    X_adv, y_adv = ol.one_per_round_adversary(line, target=9, rng=rng)
+    return {
+        "title": "Assignment 1, public checks",
+        "observe": {"|V|": "size"},
+        "streams": [
+            grading.Stream("thresholds on 15 points, random stream", X, y, params={"table": table}),
+            grading.Stream("thresholds on 15 points, one-per-round adversary", X_adv, y_adv, params={"table": table}),
+        ],
+    }
 
 
 def grade(student) -> grading.GradeReport:

@@ -9,8 +9,14 @@ import onlinelib as ol
 from onlinelib import grading
 
 FUNCTION = "KernelPerceptronLearner"
-REFERENCE = grading.reference_kernel_perceptron
 TITLE = "Assignment 4: kernel Perceptron (chapter 6)"
+# What the student writes: absent from the library a graded notebook sees (the kernels stay).
+FORBIDDEN = ["onlinelib.KernelPerceptron", "onlinelib.Perceptron"]
+
+
+def REFERENCE(n_features, kernel):
+    """The reference solution: onlinelib's KernelPerceptron (predicts +1 iff the score is >= 0)."""
+    return ol.KernelPerceptron(n_features, kernel)
 
 
 def streams():
@@ -39,6 +45,23 @@ def streams():
     out.append(grading.Stream("n = 70, kernel values beyond 2^63", X, y,
                               params={"n_features": n, "kernel": ol.monotone_monomials()}))
     return out
+
+
+def public_checks():
+    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    rng = np.random.default_rng(4)
+    kernel = ol.monotone_monomials()
+    X, y = ol.monotone_dnf_stream(6, [[0, 1], [2, 3, 4]], 40, rng)
+    X_ties = np.array([[0] * 6, [1] * 6, [0] * 6, [1] * 6, [0] * 6], dtype=np.uint8)
+    y_ties = np.array([-1, 1, -1, 1, -1], dtype=np.int8)
+    return {
+        "title": "Assignment 4, public checks",
+        "observe": {"n_updates": "n_updates"},
+        "streams": [
+            grading.Stream("monotone DNF on 6 variables, random", X, y, params={"n_features": 6, "kernel": kernel}),
+            grading.Stream("scores equal to 0", X_ties, y_ties, params={"n_features": 6, "kernel": kernel}),
+        ],
+    }
 
 
 def grade(student) -> grading.GradeReport:

@@ -6,10 +6,24 @@ Run by ``tools/grade.py --assignment normalized_step``.
 import numpy as np
 
 from onlinelib import grading
+from onlinelib.learning_curves import normalized_perceptron_step
 
 FUNCTION = "normalized_step"
-REFERENCE = grading.reference_normalized_step
 TITLE = "Assignment 6: normalized perceptron step (chapter 8)"
+# What the student writes: absent from the library a graded notebook sees.
+FORBIDDEN = [
+    "onlinelib.learning_curves.normalized_perceptron_step", "onlinelib.learning_curves.simulate_normalized_perceptron",
+    "onlinelib.learning_curves._simulate_full", "onlinelib.learning_curves._simulate_reduced",
+    "onlinelib.learning_curves.NormalizedPerceptron", "onlinelib.learning_curves.NoiseRobustPerceptron",
+    "onlinelib.learning_curves.one_step_drift",
+]
+
+
+def REFERENCE(W, S, label, eta):
+    """The reference solution (Eq. 2): W' = W + (eta/N) eps y S, eps = 1 iff sgn(W.S) != y (sgn(0) = +1), then W'/|W'|."""
+    W = np.asarray(W, dtype=float)
+    S = np.asarray(S, dtype=float)
+    return normalized_perceptron_step(W[None, :], S[None, :], np.array([float(label)]), float(eta), len(W))[0]
 
 
 def _unit(v):
@@ -31,6 +45,25 @@ def cases():
     out.append(grading.Case("W . S = 0 and label +1: correct, no change", (e[3], e[7], 1, 1.0)))
     out.append(grading.Case("W . S = 0 and label -1: a mistake", (_unit(e[0] + e[1]), e[0] - e[1], -1, 4.0)))
     return out
+
+
+def public_checks():
+    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    rng = np.random.default_rng(6)
+    N = 20
+    W = rng.normal(size=N)
+    W /= np.linalg.norm(W)
+    S = rng.normal(size=N)
+    e1, e2 = np.eye(N)[0], np.eye(N)[1]
+    wrong = -1 if W @ S >= 0 else 1  # the label the student gets wrong
+    return {
+        "title": "Assignment 6, public checks",
+        "cases": [
+            grading.Case("a mistake, N = 20, eta = 1", (W, S, wrong, 1.0)),
+            grading.Case("a correct prediction: no change", (W, S, -wrong, 1.0)),
+            grading.Case("W . S = 0 and label -1: sgn(0) = +1 is a mistake", (e1, e2, -1, 2.0)),
+        ],
+    }
 
 
 def grade(student) -> grading.GradeReport:

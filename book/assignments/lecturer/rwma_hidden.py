@@ -9,8 +9,18 @@ import onlinelib as ol
 from onlinelib import grading
 
 FUNCTION = "rwma_mistake_probabilities"
-REFERENCE = grading.reference_rwma_probabilities
 TITLE = "Assignment 3: RWMA expected mistakes (chapter 5)"
+# What the student writes: absent from the library a graded notebook sees.
+FORBIDDEN = [
+    "onlinelib.weighted_majority_run", "onlinelib.simulate_randomized_weighted_majority",
+    "onlinelib.WeightedMajority", "onlinelib.RandomizedWeightedMajority",
+    "onlinelib.experts._run", "onlinelib.experts._weight_rows", "onlinelib.experts._log_weights", "onlinelib.experts._vote",
+]
+
+
+def REFERENCE(P, y, eta):
+    """The reference solution: F_t, the probability that RWMA errs in round t, for t = 1..T."""
+    return ol.weighted_majority_run(P, y, eta).wrong_fraction
 
 
 def cases():
@@ -29,6 +39,22 @@ def cases():
     P, y = ol.iid_experts(3000, [0.55, 0.5, 0.45, 0.4], rng)
     out.append(grading.Case("3000 rounds, eta = 0.9 (the weights underflow unless rescaled)", (P, y, 0.9)))
     return out
+
+
+def public_checks():
+    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    rng = np.random.default_rng(3)
+    P1, y1 = ol.iid_experts(50, [0.9, 0.7, 0.5, 0.3], rng)
+    P2, y2 = ol.planted_best_expert(40, 5, 0, rng)
+    return {
+        "title": "Assignment 3, public checks",
+        "rounds": True,
+        "cases": [
+            grading.Case("four i.i.d. experts, eta = 0.5", (P1, y1, 0.5)),
+            grading.Case("four i.i.d. experts, eta = 0.1", (P1, y1, 0.1)),
+            grading.Case("a perfect expert among 5, eta = 1 (Randomized Halving)", (P2, y2, 1.0)),
+        ],
+    }
 
 
 def grade(student) -> grading.GradeReport:

@@ -14,8 +14,16 @@ from onlinelib import grading
 import onlinelib as ol
 
 FUNCTION = "Winnow1Learner"
-REFERENCE = grading.reference_winnow1
 TITLE = "Assignment 2: Winnow1 (chapter 2)"
+# What the student writes (Winnow1 and what it is built from): absent from the library a graded notebook sees.
+FORBIDDEN = [
+    "onlinelib.Winnow1", "onlinelib.Winnow2", "onlinelib.linear._Winnow", "onlinelib.linear._ThresholdLearner",
+]
+
+
+def REFERENCE(n, theta=None):
+    """The reference solution: onlinelib's Winnow1 (attributes weights, promotions, eliminations)."""
+    return ol.Winnow1(n, theta)
 
 STATE = {
     "weights": lambda learner: learner.weights,
@@ -88,6 +96,21 @@ BOUNDS = {
     "Lemma (relevant weights): sum of lg w_i over relevant i >= u": relevant_weights,
     "Theorem: u <= k (lg theta + 1)": promotion_bound,
 }
+
+
+def public_checks():
+    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    rng = np.random.default_rng(2)
+    X, y, relevant = ol.disjunction_stream(16, 2, 60, rng)
+    X_adv, y_adv, relevant_adv = ol.winnow1_promotion_adversary(16, 2)
+    return {
+        "title": "Assignment 2, public checks",
+        "observe": {"weights": "weights", "promotions": "promotions", "eliminations": "eliminations"},
+        "streams": [
+            grading.Stream("n = 16, k = 2, random stream", X, y, params={"n": 16}),
+            grading.Stream("n = 16, k = 2, promotion adversary", X_adv, y_adv, params={"n": 16}),
+        ],
+    }
 
 
 def grade(student) -> grading.GradeReport:

@@ -1,0 +1,579 @@
+"""The grader's sandbox: one sealed worker process per submission, and the pipes to talk to it.
+
+Used by ``tools/grade.py``. Three parts:
+
+* ``assignment_library`` writes the copy of ``onlinelib`` a submission sees: the parts the
+  assignment asks the student to write (say ``onlinelib.Halving``) are replaced by stubs
+  that raise ``ForbiddenInAssignment`` and record their use, so their code is nowhere in
+  the sandbox however it is imported.
+* ``Sandbox`` starts ``tools/grade_worker.py`` under bubblewrap (``bwrap``): new user, PID,
+  network, IPC, UTS and cgroup namespaces, uid 65534 and no capabilities, a size-capped
+  tmpfs as the only writable place, the Python environment, the worker and the library
+  copy read-only, the submission alone in a read-only folder, and nothing else of the
+  machine (no home, no repository, no other submission, no ``lecturer/``). The worker lowers
+  its own limits before any student code runs (memory, CPU time, file size, processes,
+  open files); when the grader runs as root, where the kernel exempts uid 0 from the
+  process limit, a pids and a memory cgroup bound the whole sandbox as well. Killing the
+  sandbox kills its PID namespace, so no child or ``setsid`` daemon survives it.
+* ``Sandbox.request`` sends one JSON request and waits for its reply, reading the
+  student's output at the same time; it enforces the deadline, the output cap and the
+  reply size, and ``RemoteRef`` turns the worker's objects into proxies that the hidden
+  tests call as if they were local (``predict``, ``update``, attributes, functions).
+  Every reply is decoded with ``onlinelib.plain_data``: data, never objects.
+"""
+from __future__ import annotations
+
+import ast
+import compileall
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import onlinelib
+from onlinelib import plain_data
+
+WORKER = Path(__file__).resolve().with_name("grade_worker.py")
+BWRAP_PACKAGE = "bubblewrap"
+
+
+class SandboxFailure(BaseException):
+    """Ends the grading of one submission (timeout, output, crash, bad reply): status and reason.
+
+    A BaseException, so that the hidden tests' ``except Exception`` around student calls
+    never turns it into an ordinary failed check.
+    """
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+class RemoteError(Exception):
+    """An exception the student's code raised in the sandbox (its type name and message, as text)."""
+
+    def __init__(self, type_name: str, message: str):
+        super().__init__(message)
+        self.remote_type = type_name
+
+
+class RemoteNotImplementedError(RemoteError, NotImplementedError):
+    """The student's code raised NotImplementedError (an untouched stub)."""
+
+
+def _clean(text, limit: int = 300) -> str:
+    """Untrusted text from the sandbox as one printable line of at most ``limit`` characters."""
+    text = "".join(ch if ch.isprintable() else " " for ch in str(text))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- the library a submission sees ---------------------------------------------------------------
+
+_FORBIDDEN_MODULE = '''"""Written by tools/grade_sandbox.py: what a graded submission may not use."""
+USED = []
+
+
+class ForbiddenInAssignment(RuntimeError):
+    """Raised by a part of onlinelib that the assignment asks the student to write."""
+
+
+def forbidden(name, assignment):
+    USED.append(name)
+    raise ForbiddenInAssignment(
+        f"{name} is part of what assignment {assignment!r} asks you to write, so it is not "
+        "available when your notebook is graded: write it yourself"
+    )
+
+
+class ForbiddenClass(type):
+    def __getattr__(cls, attribute):
+        if attribute.startswith("__"):
+            raise AttributeError(attribute)
+        forbidden(cls._forbidden_name, cls._forbidden_assignment)
+'''
+
+
+def resolve_forbidden(names) -> dict[str, set[str] | None]:
+    """Map each module of onlinelib to the qualified names to remove from it (None: the whole module).
+
+    ``names`` are public spellings, e.g. ``"onlinelib.Halving"``,
+    ``"onlinelib.version_space"`` or ``"onlinelib.DirectedDriftChain.expected_mistakes"``.
+    """
+    import importlib
+
+    out: dict[str, set[str] | None] = {}
+    for name in names:
+        if not isinstance(name, str) or not (name == "onlinelib" or name.startswith("onlinelib.")):
+            raise ValueError(f"FORBIDDEN entries must name a part of onlinelib, e.g. 'onlinelib.Halving', got {name!r}")
+        try:
+            module = importlib.import_module(name)
+            if module.__name__ == "onlinelib":
+                raise ValueError("FORBIDDEN cannot remove all of onlinelib")
+            out[module.__name__] = None
+            continue
+        except ImportError:
+            pass
+        parts = name.split(".")
+        obj = onlinelib
+        for part in parts[1:]:
+            if not hasattr(obj, part):
+                raise ValueError(f"FORBIDDEN entry {name!r}: onlinelib has no {part!r} there")
+            obj = getattr(obj, part)
+        obj = getattr(obj, "fget", obj)  # a property: its getter
+        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if not (module and qualname and module.startswith("onlinelib")) or "<locals>" in qualname:
+            raise ValueError(f"FORBIDDEN entry {name!r} is not a class, function or method defined in onlinelib")
+        if out.get(module, set()) is not None:
+            out.setdefault(module, set()).add(qualname)
+    return out
+
+
+def _stub_function(node, label: str, assignment: str):
+    keep = [d for d in node.decorator_list if isinstance(d, ast.Name) and d.id in ("property", "staticmethod", "classmethod")]
+    source = f"def {node.name}(*args, **kwargs):\n    _forbidden_.forbidden({label!r}, {assignment!r})\n"
+    stub = ast.parse(source).body[0]
+    stub.decorator_list = keep
+    return stub
+
+
+def _stub_class(node, label: str, assignment: str):
+    source = (
+        f"class {node.name}(metaclass=_forbidden_.ForbiddenClass):\n"
+        f"    {('Removed for grading: ' + label)!r}\n"
+        f"    _forbidden_name = {label!r}\n"
+        f"    _forbidden_assignment = {assignment!r}\n"
+        f"    def __new__(cls, *args, **kwargs):\n"
+        f"        _forbidden_.forbidden({label!r}, {assignment!r})\n"
+    )
+    return ast.parse(source).body[0]
+
+
+def _strip_module(tree, qualnames, module_label: str, assignment: str) -> int:
+    """Replace the named definitions (all top-level ones if qualnames is None); return how many."""
+    count = 0
+
+    def visit(body, prefix):
+        nonlocal count
+        for i, node in enumerate(body):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            qualname = prefix + node.name
+            label = f"{module_label}.{qualname}"
+            if qualnames is None or qualname in qualnames:
+                stub = _stub_class if isinstance(node, ast.ClassDef) else _stub_function
+                body[i] = stub(node, label, assignment)
+                count += 1
+            elif isinstance(node, ast.ClassDef) and any(q.startswith(qualname + ".") for q in qualnames):
+                visit(node.body, qualname + ".")
+
+    visit(tree.body, "")
+    # the stubs' one import, after any `from __future__` line and the docstring
+    at = 0
+    while at < len(tree.body) and (
+        isinstance(tree.body[at], ast.ImportFrom) and tree.body[at].module == "__future__"
+        or at == 0 and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant)
+    ):
+        at += 1
+    tree.body.insert(at, ast.parse("from onlinelib import _forbidden as _forbidden_").body[0])
+    return count
+
+
+def assignment_library(forbidden, assignment: str, dest: Path) -> dict[str, int]:
+    """Write ``dest/onlinelib``: onlinelib with the ``forbidden`` parts replaced by stubs.
+
+    Returns the number of definitions removed per module. The copy holds no bytecode of
+    the originals (its own is compiled afresh), and ``onlinelib/_forbidden.py`` records
+    every use of a stub in ``USED``.
+    """
+    targets = resolve_forbidden(forbidden)
+    source_dir = Path(onlinelib.__file__).resolve().parent
+    package = dest / "onlinelib"
+    package.mkdir(parents=True)
+    for path in sorted(source_dir.glob("*.py")):
+        shutil.copyfile(path, package / path.name)
+    (package / "_forbidden.py").write_text(_FORBIDDEN_MODULE, encoding="utf-8")
+    removed = {}
+    for module, qualnames in targets.items():
+        path = package / (module.split(".", 1)[1] + ".py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        removed[module] = _strip_module(tree, qualnames, module, assignment)
+        path.write_text(ast.unparse(tree) + "\n", encoding="utf-8")
+    compileall.compile_dir(str(package), quiet=1, workers=1)
+    for path in dest.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    dest.chmod(0o755)
+    return removed
+
+
+# -- finding bubblewrap and the cgroups --------------------------------------------------------------
+
+
+def find_bwrap() -> str | None:
+    return shutil.which("bwrap")
+
+
+def missing_bwrap_message() -> str:
+    return (
+        "the grader runs each submission in a bubblewrap sandbox, and `bwrap` was not found. "
+        f"Install it (Debian/Ubuntu: `sudo apt-get install {BWRAP_PACKAGE}`; Fedora: `sudo dnf install "
+        f"{BWRAP_PACKAGE}`), or pass --unsafe-no-sandbox to run students' code with your own rights "
+        "(only for code you trust)."
+    )
+
+
+def check_bwrap(bwrap: str) -> None:
+    """Fail with a clear message if bubblewrap cannot create its namespaces on this machine."""
+    probe = subprocess.run(
+        [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/true"],
+        capture_output=True, text=True, timeout=30,
+    )
+    if probe.returncode != 0:
+        raise SystemExit(
+            f"bubblewrap is installed but cannot create a sandbox here: {probe.stderr.strip()} "
+            "(unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1, "
+            "or on Ubuntu 24.04 an AppArmor profile for bwrap)"
+        )
+
+
+class CgroupLimits:
+    """A pids and a memory cgroup for one sandbox, where the grader may make them (root, cgroup v1 or v2)."""
+
+    def __init__(self, name: str, processes: int, memory_bytes: int):
+        self.dirs: list[Path] = []
+        root = Path("/sys/fs/cgroup")
+        if os.geteuid() != 0:
+            return
+        if (root / "cgroup.controllers").exists():  # cgroup v2
+            controllers = (root / "cgroup.subtree_control").read_text().split()
+            if "pids" in controllers and "memory" in controllers:
+                self._make(root / name, {"pids.max": processes, "memory.max": memory_bytes, "memory.swap.max": 0})
+            return
+        for controller, settings in (("pids", {"pids.max": processes}),
+                                     ("memory", {"memory.limit_in_bytes": memory_bytes})):
+            if (root / controller / "cgroup.procs").exists():
+                self._make(root / controller / name, settings)
+
+    def _make(self, path: Path, settings: dict) -> None:
+        try:
+            path.mkdir()
+        except OSError:
+            return
+        self.dirs.append(path)
+        for key, value in settings.items():
+            try:
+                (path / key).write_text(str(value))
+            except OSError:
+                pass
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def memory_exceeded(self) -> bool:
+        for d in self.dirs:
+            for name in ("memory.events", "memory.oom_control"):
+                try:
+                    text = (d / name).read_text()
+                except OSError:
+                    continue
+                for line in text.splitlines():
+                    key, _, value = line.partition(" ")
+                    if key in ("oom_kill", "oom") and value.strip() not in ("", "0"):
+                        return True
+            try:
+                if int((d / "memory.failcnt").read_text()) > 0:
+                    return True
+            except (OSError, ValueError):
+                pass
+        return False
+
+    def remove(self) -> None:
+        for d in self.dirs:
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.02)
+
+
+# -- one sandboxed worker ------------------------------------------------------------------------------
+
+
+def _python_roots() -> list[str]:
+    """The folders the interpreter and its packages live in (bound read-only)."""
+    roots = {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parents[1])}
+    out = []
+    for root in sorted(roots, key=len):
+        root = os.path.realpath(root)
+        if root in ("/", "/usr") or any(root == r or root.startswith(r + "/") for r in out):
+            continue
+        out.append(root)
+    return out
+
+
+class Sandbox:
+    """One running worker, sealed by bubblewrap (or, with ``bwrap=None``, only in its own session).
+
+    Parameters
+    ----------
+    box : Path
+        A folder holding ``submission.ipynb`` or ``submission.md`` (and the public data
+        file, if any); bound read-only as the submission folder.
+    library : Path
+        The folder holding the assignment's ``onlinelib`` copy.
+    limits : dict
+        memory_mb, cpu_seconds, file_mb, processes, tmpfs_mb, output_bytes, reply_bytes.
+    deadline : float
+        ``time.monotonic()`` at which the submission's time is up.
+    """
+
+    def __init__(self, box: Path, library: Path, limits: dict, deadline: float, *, bwrap: str | None, name: str):
+        self.limits, self.deadline = limits, deadline
+        self.output = 0
+        self.tail = b""
+        self.phase = "while starting (importing the libraries)"
+        self.forbidden: list[str] = []
+        self.ident = 0
+        self.buffer = b""
+        worker_limits = {k: limits[k] for k in ("memory_mb", "cpu_seconds", "file_mb", "processes")}
+        env = {
+            "PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+            "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/matplotlib", "NUMBA_CACHE_DIR": "/tmp/numba",
+            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
+        }
+        self.cgroups = None
+        if bwrap:
+            command = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
+                       "--cap-drop", "ALL", "--hostname", "sandbox",
+                       "--ro-bind", "/usr", "/usr"]
+            for link in ("bin", "lib", "lib32", "lib64", "sbin"):
+                target = Path("/") / link
+                if target.is_symlink():
+                    command += ["--symlink", os.readlink(target), f"/{link}"]
+                elif target.is_dir():
+                    command += ["--ro-bind", str(target), f"/{link}"]
+            for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"):
+                if os.path.exists(path):
+                    command += ["--ro-bind", path, path]
+            command += ["--proc", "/proc", "--dev", "/dev",
+                        "--size", str(limits["tmpfs_mb"] * 2**20), "--perms", "1777", "--tmpfs", "/tmp"]
+            for root in _python_roots():
+                command += ["--ro-bind", root, root]
+            command += ["--ro-bind", str(library), "/grader/lib", "--ro-bind", str(WORKER), "/grader/grade_worker.py",
+                        "--ro-bind", str(box), "/submission", "--dir", "/tmp/work", "--chdir", "/tmp/work"]
+            for extra in sorted(box.iterdir()):
+                if not extra.name.startswith("submission."):
+                    command += ["--ro-bind", str(extra), f"/tmp/work/{extra.name}"]
+            command += ["--", sys.executable, "-I", "/grader/grade_worker.py", "/grader/lib", json.dumps(worker_limits)]
+            self.cgroups = CgroupLimits(name, limits["processes"] + 8, (limits["memory_mb"] + limits["tmpfs_mb"]) * 2**20)
+            env_outer = env
+            if self.cgroups.dirs:
+                # join the cgroups before bwrap starts, so nothing of the sandbox ever runs outside them
+                command = ["/bin/sh", "-c", 'for f in $GRADER_CGROUPS; do echo $$ > "$f" || exit 125; done; exec "$@"',
+                           "sh", command[0], "--unsetenv", "GRADER_CGROUPS", *command[1:]]
+                env_outer = dict(env, GRADER_CGROUPS=" ".join(self.cgroups.procs_files))
+            self.cwd = "/"
+        else:  # --unsafe-no-sandbox: the same worker and protocol, with the lecturer's rights
+            command = [sys.executable, "-I", str(WORKER), str(library), json.dumps(worker_limits)]
+            env_outer = env
+            self.cwd = str(box)
+        self.proc = subprocess.Popen(
+            command, cwd=self.cwd, env=env_outer, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True,
+        )
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.proc.stdout, selectors.EVENT_READ, "reply")
+        self.selector.register(self.proc.stderr, selectors.EVENT_READ, "output")
+        try:
+            self.wait_for(None)  # the worker's "ready" event
+        except BaseException:
+            self.close()
+            raise
+
+    # -- talking to the worker ---------------------------------------------------------------------
+    def _fail(self, status: str, reason: str):
+        raise SandboxFailure(status, reason)
+
+    def _died(self):
+        self.proc.poll()
+        if self.cgroups is not None and self.cgroups.memory_exceeded():
+            self._fail("memory", f"ran out of memory (the limit is {self.limits['memory_mb']} MB) {self.phase}")
+        code = self.proc.returncode
+        if code is not None and code < 0:
+            try:
+                how = f"was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+            if -code == signal.SIGXCPU:
+                how += " (CPU time limit)"
+            elif -code == signal.SIGXFSZ:
+                how += " (file size limit)"
+        elif code is not None:
+            how = f"exited with status {code}"
+        else:
+            how = "closed its connection to the grader"
+        last = self.tail.decode("utf-8", "replace").strip().splitlines()
+        detail = f"; last output: {_clean(last[-1], 200)}" if last else ""
+        self._fail("crashed", f"the submission {how} {self.phase}{detail}")
+
+    def wait_for(self, ident):
+        """Read events and output until the reply to request ``ident`` (None: the ready event) arrives."""
+        while True:
+            newline = self.buffer.find(b"\n")
+            if newline >= 0:
+                line, self.buffer = self.buffer[:newline], self.buffer[newline + 1:]
+                message = self._parse(line)
+                if "event" in message:
+                    self._event(message)
+                    if ident is None and message["event"] == "ready":
+                        return message
+                    continue
+                if ident is not None and message.get("id") == ident:
+                    return message
+                self._fail("protocol", "the submission wrote a reply the grader did not ask for")
+            if len(self.buffer) > self.limits["reply_bytes"]:
+                self._fail("protocol", f"a reply was longer than {self.limits['reply_bytes'] // 1024} KB {self.phase}")
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                self._fail("timeout", f"timed out after {self.limits['timeout']:g} s {self.phase}")
+            events = self.selector.select(timeout=min(remaining, 0.5))
+            for key, _ in events:
+                chunk = os.read(key.fileobj.fileno(), 65536)
+                if key.data == "output":
+                    if not chunk:
+                        self.selector.unregister(key.fileobj)
+                        continue
+                    self.output += len(chunk)
+                    self.tail = (self.tail + chunk)[-2000:]
+                    if self.output > self.limits["output_bytes"]:
+                        self._fail("output", f"printed more than {self.limits['output_bytes'] // 1024} KB {self.phase}")
+                else:
+                    if not chunk:
+                        self._died()
+                    self.buffer += chunk
+
+    def _parse(self, line: bytes) -> dict:
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            self._fail("protocol", f"the submission wrote something that is not a grader reply {self.phase}")
+        if not isinstance(message, dict):
+            self._fail("protocol", f"the submission wrote something that is not a grader reply {self.phase}")
+        used = message.get("forbidden")
+        if isinstance(used, list):
+            for name in used[:10]:
+                name = _clean(name, 100)
+                if name not in self.forbidden:
+                    self.forbidden.append(name)
+        return message
+
+    def _event(self, message: dict) -> None:
+        if message["event"] == "cell" and isinstance(message.get("cell"), int):
+            self.phase = f"in code cell {message['cell']}"
+        elif message["event"] == "checks":
+            self.phase = "during the hidden tests"
+
+    def request(self, op: str, **fields) -> dict:
+        self.ident += 1
+        line = json.dumps({"id": self.ident, "op": op, **fields}, separators=(",", ":"), allow_nan=True) + "\n"
+        try:
+            self.proc.stdin.write(line.encode("utf-8"))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._died()
+        return self.wait_for(self.ident)
+
+    def run_notebook(self, notebook: str, function: str) -> dict:
+        """Run the notebook; the outcome (status "ok" with a ref, or a status and a reason)."""
+        reply = self.request("run", notebook=notebook, function=function)
+        self.phase = "during the hidden tests"
+        outcome = reply.get("outcome")
+        if not isinstance(outcome, dict) or not isinstance(outcome.get("status"), str):
+            self._fail("protocol", "the submission's reply to running the notebook is malformed")
+        return outcome
+
+    def value(self, reply: dict):
+        """The value of a reply: decoded plain data, a RemoteRef, or the student's exception raised here."""
+        if "error" in reply:
+            error = reply["error"] if isinstance(reply["error"], dict) else {}
+            type_name = _clean(error.get("type", "Exception"), 80) or "Exception"
+            message = _clean(error.get("message", ""), 300)
+            if type_name == "MemoryError":
+                self._fail("memory", f"ran out of memory (the limit is {self.limits['memory_mb']} MB) {self.phase}")
+            cls = RemoteNotImplementedError if type_name == "NotImplementedError" else RemoteError
+            raise cls(type_name, message)
+        if "ref" in reply:
+            ref = reply["ref"]
+            if not isinstance(ref, int) or isinstance(ref, bool):
+                self._fail("protocol", "the submission's reply names a malformed object")
+            return RemoteRef(self, ref, _clean(reply.get("type", "object"), 80), bool(reply.get("callable")))
+        if "value" in reply:
+            try:
+                return plain_data.decode(reply["value"])
+            except plain_data.PlainDataError as exc:
+                raise RemoteError("TypeError", f"returned something that is not plain data: {_clean(exc, 200)}") from None
+        self._fail("protocol", "the submission's reply is malformed")
+
+    def close(self) -> None:
+        """Kill the sandbox (its whole PID namespace) and release its pipes and cgroups."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self.selector.close()
+        if self.cgroups is not None:
+            self.cgroups.remove()
+
+
+class RemoteRef:
+    """An object that lives in the sandbox, used from the grader as if it were local.
+
+    Calling it calls the object there; reading an attribute reads it there. Arguments
+    are sent as plain data; results come back as plain data, or as another RemoteRef
+    for objects that are not data (a learner, a bound method).
+    """
+
+    __slots__ = ("_sandbox", "_ref", "_type", "_callable")
+
+    def __init__(self, sandbox: Sandbox, ref: int, type_name: str, is_callable: bool):
+        object.__setattr__(self, "_sandbox", sandbox)
+        object.__setattr__(self, "_ref", ref)
+        object.__setattr__(self, "_type", type_name)
+        object.__setattr__(self, "_callable", is_callable)
+
+    def __call__(self, *args, **kwargs):
+        if not self._callable:
+            raise RemoteError("TypeError", f"'{self._type}' object is not callable")
+        encoded_args = plain_data.encode(list(args))
+        encoded_kwargs = plain_data.encode(dict(kwargs))
+        return self._sandbox.value(self._sandbox.request("call", ref=self._ref, args=encoded_args, kwargs=encoded_kwargs))
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self._sandbox.value(self._sandbox.request("getattr", ref=self._ref, name=name))
+        except RemoteError as exc:
+            if exc.remote_type == "AttributeError":
+                raise AttributeError(str(exc)) from None
+            raise
+
+    def __setattr__(self, name, value):
+        raise AttributeError("objects in the sandbox are read through the grader, not written")
+
+    def __repr__(self) -> str:
+        return f"<{self._type} in the sandbox>"
