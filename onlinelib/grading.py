@@ -913,7 +913,7 @@ class PublicChecks:
     def __init__(self, data: Mapping):
         from . import plain_data
 
-        data = plain_data.decode(data) if not isinstance(data, PublicChecks) else data
+        data = plain_data.decode(data)
         if not isinstance(data, Mapping) or data.get("format") != _PUBLIC_FORMAT or data.get("kind") not in ("learner", "function"):
             raise ValueError("data must be public checks written by record_public_checks (format 1, kind learner or function)")
         self.kind, self.title = data["kind"], str(data.get("title", ""))

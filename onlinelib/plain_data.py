@@ -77,7 +77,7 @@ def encode(value: Any, _path: str = "", _depth: int = 0) -> Any:
 
     if type(value) is BooleanKernel:
         return {"$kernel": {"monotone": value.monotone, "max_literals": value.max_literals}}
-    raise PlainDataError(f"a {type(value).__name__} is not plain data{_where(_path)}")
+    raise PlainDataError(f"an object of type {type(value).__name__} is not plain data{_where(_path)}")
 
 
 def _expect(condition: bool, message: str, path: str) -> None:
@@ -92,7 +92,7 @@ def decode(data: Any, _path: str = "", _depth: int = 0) -> Any:
         return data
     if isinstance(data, list):
         return [decode(v, f"{_path}[{i}]", _depth + 1) for i, v in enumerate(data)]
-    _expect(isinstance(data, dict), f"a {type(data).__name__} is not plain data", _path)
+    _expect(isinstance(data, dict), f"an object of type {type(data).__name__} is not plain data", _path)
     tags = [k for k in data if isinstance(k, str) and k.startswith("$")]
     if not tags:
         return {k: decode(v, f"{_path}[{k!r}]", _depth + 1) for k, v in data.items()}

@@ -130,9 +130,29 @@ def public_text() -> str:
     for path in _source_files():
         if not se.is_lecturer_path(path.relative_to(ROOT)):
             parts.append(se.strip_solutions(path.read_text(encoding="utf-8"))[0])
-    for extra in [*(ROOT / "book").rglob("*.bib"), ROOT / "_config.yml", ROOT / "_toc.yml"]:
+    # The library (its source and the full names of its parts, as the API page shows them) and
+    # the public-check data are in every student's hands by design: a lecturer file that
+    # names a library function or a check title reveals nothing.
+    public_data = [p for p in (ROOT / "book").rglob("*.json")
+                   if not se.is_lecturer_path(p.relative_to(ROOT))]
+    for extra in [*(ROOT / "book").rglob("*.bib"), ROOT / "_config.yml", ROOT / "_toc.yml",
+                  *sorted((ROOT / "onlinelib").rglob("*.py")), *sorted(public_data)]:
         parts.append(extra.read_text(encoding="utf-8"))
-    return "\n".join(norm(p) for p in parts)
+    parts.append(" ".join(_library_names()))
+    # a space on both sides of every part, so that a fragment ending one part is still found
+    return " \n ".join(norm(p) for p in parts)
+
+
+def _library_names() -> list[str]:
+    import pkgutil
+
+    import onlinelib
+
+    names = []
+    for info in pkgutil.iter_modules(onlinelib.__path__, "onlinelib."):
+        module = importlib.import_module(info.name)
+        names += [f"{info.name}.{name}" for name in vars(module)] + ["\n"]
+    return names
 
 
 @cache

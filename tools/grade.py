@@ -81,13 +81,15 @@ NOTEBOOK_SUFFIXES = (".ipynb", ".md")
 
 
 def load_hidden(path: Path):
-    """Import a hidden-tests file and check that it defines FUNCTION, REFERENCE, FORBIDDEN and grade."""
+    """Import a hidden-tests file and check that it defines FUNCTION, KIND, REFERENCE, FORBIDDEN and grade."""
     spec = importlib.util.spec_from_file_location(f"_hidden_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    for name in ("FUNCTION", "REFERENCE", "FORBIDDEN", "grade"):
+    for name in ("FUNCTION", "KIND", "REFERENCE", "FORBIDDEN", "grade"):
         if not hasattr(module, name):
             raise SystemExit(f"{path} must define {name}")
+    if module.KIND not in ("learner", "function"):
+        raise SystemExit(f"{path}: KIND must be 'learner' or 'function', got {module.KIND!r}")
     return module
 
 
@@ -278,7 +280,7 @@ class Grader:
             box = sandbox.Sandbox(inner, self.library, self.limits, deadline, bwrap=self.bwrap,
                                   name=f"onlinelib-grade-{os.getpid()}-{next(_COUNTER)}")
             where = f"/submission/{notebook}" if self.bwrap else str(inner / notebook)
-            outcome = box.run_notebook(where, self.hidden.FUNCTION)
+            outcome = box.run_notebook(where, self.hidden.FUNCTION, self.hidden.KIND)
             if outcome["status"] != "ok":
                 status = outcome["status"] if outcome["status"] in STATUSES else "error"
                 row.update(status=status, feedback=sandbox._clean(outcome.get("reason", ""), 400))

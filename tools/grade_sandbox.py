@@ -293,6 +293,19 @@ class CgroupLimits:
                 pass
         return False
 
+    def kill_all(self) -> None:
+        """SIGKILL whatever is still in the cgroups (the PID namespace's end should leave nothing)."""
+        for d in self.dirs:
+            try:
+                pids = (d / "cgroup.procs").read_text().split()
+            except OSError:
+                continue
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
+
     def remove(self) -> None:
         for d in self.dirs:
             for _ in range(50):
@@ -342,7 +355,7 @@ class Sandbox:
         self.forbidden: list[str] = []
         self.ident = 0
         self.buffer = b""
-        worker_limits = {k: limits[k] for k in ("memory_mb", "cpu_seconds", "file_mb", "processes")}
+        worker_limits = {k: limits[k] for k in ("memory_mb", "cpu_seconds", "file_mb", "processes", "reply_bytes")}
         env = {
             "PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
@@ -363,7 +376,8 @@ class Sandbox:
             for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"):
                 if os.path.exists(path):
                     command += ["--ro-bind", path, path]
-            command += ["--proc", "/proc", "--dev", "/dev",
+            # /dev read-only: its shm folder would be a second, unlimited writable place
+            command += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
                         "--size", str(limits["tmpfs_mb"] * 2**20), "--perms", "1777", "--tmpfs", "/tmp"]
             for root in _python_roots():
                 command += ["--ro-bind", root, root]
@@ -372,6 +386,8 @@ class Sandbox:
             for extra in sorted(box.iterdir()):
                 if not extra.name.startswith("submission."):
                     command += ["--ro-bind", str(extra), f"/tmp/work/{extra.name}"]
+            # bwrap's own root is a tmpfs too: read-only, so /tmp stays the only writable place
+            command += ["--remount-ro", "/"]
             command += ["--", sys.executable, "-I", "/grader/grade_worker.py", "/grader/lib", json.dumps(worker_limits)]
             self.cgroups = CgroupLimits(name, limits["processes"] + 8, (limits["memory_mb"] + limits["tmpfs_mb"]) * 2**20)
             env_outer = env
@@ -491,9 +507,12 @@ class Sandbox:
             self._died()
         return self.wait_for(self.ident)
 
-    def run_notebook(self, notebook: str, function: str) -> dict:
-        """Run the notebook; the outcome (status "ok" with a ref, or a status and a reason)."""
-        reply = self.request("run", notebook=notebook, function=function)
+    def run_notebook(self, notebook: str, function: str, kind: str = "function") -> dict:
+        """Run the notebook; the outcome (status "ok" with a ref, or a status and a reason).
+
+        ``kind`` "learner": what ``function`` returns (a learner) stays in the sandbox as a
+        RemoteRef; "function": it must return plain data."""
+        reply = self.request("run", notebook=notebook, function=function, kind=kind)
         self.phase = "during the hidden tests"
         outcome = reply.get("outcome")
         if not isinstance(outcome, dict) or not isinstance(outcome.get("status"), str):
@@ -529,6 +548,8 @@ class Sandbox:
         except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
+        if self.cgroups is not None:
+            self.cgroups.kill_all()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()

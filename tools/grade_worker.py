@@ -11,12 +11,14 @@ the hidden tests or the score.
 
 Requests (one JSON object per line, each with an ``id``)::
 
-    {"op": "run", "notebook": PATH, "function": NAME}   run every code cell, then look NAME up
+    {"op": "run", "notebook": PATH, "function": NAME, "kind": "learner" or "function"}
+                                                        run every code cell, then look NAME up
     {"op": "call", "ref": R, "args": [...], "kwargs": {...}}
     {"op": "getattr", "ref": R, "name": ATTRIBUTE}
 
-Replies: ``{"id": ..., "value": DATA}`` (plain data), ``{"id": ..., "ref": R, "callable":
-BOOL, "type": NAME}`` (an object that stays here, e.g. a learner or a bound method),
+Replies: ``{"id": ..., "value": DATA}`` (plain data of at most ``reply_bytes``), ``{"id": ...,
+"ref": R, "callable": BOOL, "type": NAME}`` (an object that stays here: the learner that a
+learner assignment's class builds, or a bound method),
 ``{"id": ..., "outcome": {...}}`` (the notebook's run) or ``{"id": ..., "error": {"type":
 NAME, "message": TEXT}}``. Before each code cell the worker also writes ``{"event":
 "cell", "cell": N}`` so that a timeout can name the cell. Every reply also lists the
@@ -79,6 +81,9 @@ def exception_text(exc: BaseException) -> str:
 
 def read_cells(path: str) -> list:
     """The code cells of a notebook (.ipynb or MyST .md), numbered from 1; checks it is a Python notebook."""
+    # jsonschema (under nbformat) builds an RFC 3987 grammar on import if rfc3987_syntax is
+    # installed: 0.8 s of every submission's time, for an "iri" format no notebook schema uses.
+    sys.modules.setdefault("rfc3987_syntax", None)
     import jupytext
 
     notebook = jupytext.read(path)
@@ -99,11 +104,12 @@ def read_cells(path: str) -> list:
 
 
 class Worker:
-    def __init__(self, reply_fd: int, memory_mb: int):
-        self.memory_mb = memory_mb
+    def __init__(self, reply_fd: int, memory_mb: int, reply_bytes: int):
+        self.memory_mb, self.reply_bytes = memory_mb, reply_bytes
         self.out = os.fdopen(reply_fd, "w", encoding="utf-8", buffering=1)
         self.objects = {}  # ref -> object kept here
-        self.namespace = None
+        self.function_ref = None  # the assignment's class or function, once the notebook has run
+        self.kind = "function"  # "learner": what FUNCTION builds stays here; "function": it returns data
 
     # -- helpers -----------------------------------------------------------------------------
     def forbidden_used(self) -> list:
@@ -114,6 +120,13 @@ class Worker:
     def send(self, message: dict) -> None:
         message["forbidden"] = self.forbidden_used()
         line = json.dumps(message, separators=(",", ":"), allow_nan=True)
+        if len(line) > self.reply_bytes and "value" in message:
+            # refused here, as one failed check; a reply that still arrives too long ends the submission
+            size = len(line)
+            message = {"id": message.get("id"), "forbidden": message["forbidden"],
+                       **self.error(ValueError(f"returned {size / 2**20:.1f} MB of data, more than the "
+                                               f"limit of {self.reply_bytes // 1024} KB"))}
+            line = json.dumps(message, separators=(",", ":"))
         self.out.write(line + "\n")
         self.out.flush()
 
@@ -140,7 +153,6 @@ class Worker:
             print(*objects)
 
         namespace = {"__name__": "__main__", "__builtins__": builtins, "display": display}
-        self.namespace = namespace
         for cell in cells:
             number = cell["number"]
             self.send({"event": "cell", "cell": number})
@@ -181,7 +193,10 @@ class Worker:
         if not callable(target):
             return {"outcome": {"status": "missing",
                                 "reason": f"{name} is a {type(target).__name__}, not a function or class"}}
-        return {"outcome": {"status": "ok", **self.keep(target)}}
+        kept = self.keep(target)
+        self.function_ref = kept["ref"]
+        self.kind = request.get("kind", "function")
+        return {"outcome": {"status": "ok", **kept}}
 
     def call(self, request: dict) -> dict:
         from onlinelib import plain_data
@@ -190,7 +205,8 @@ class Worker:
         args = plain_data.decode(request["args"])
         kwargs = plain_data.decode(request["kwargs"])
         result = target(*args, **kwargs)
-        return self.reply_value(result, keep=True)
+        # the learner that a learner assignment's class builds stays here; everything else must be data
+        return self.reply_value(result, keep=request["ref"] == self.function_ref and self.kind == "learner")
 
     def getattr(self, request: dict) -> dict:
         value = getattr(self.objects[request["ref"]], request["name"])
@@ -204,9 +220,10 @@ class Worker:
         try:
             return {"value": plain_data.encode(value)}
         except plain_data.PlainDataError as exc:
-            if keep:  # e.g. the learner a class builds: it stays here and is used through its methods
+            if keep:
                 return self.keep(value)
-            raise TypeError(f"{exc} (return numbers, arrays, lists, tuples, dicts or strings)") from None
+            raise TypeError(f"returned something that is not plain data: {exc} "
+                            "(return numbers, arrays, lists, tuples, dicts or strings)") from None
 
     def serve(self, requests) -> None:
         for line in requests:
@@ -244,7 +261,7 @@ def main() -> int:
     import numpy  # noqa: F401  (imported before the notebook, as a kernel would have it)
     import onlinelib  # noqa: F401
 
-    worker = Worker(reply_fd, limits["memory_mb"])
+    worker = Worker(reply_fd, limits["memory_mb"], limits["reply_bytes"])
     worker.send({"event": "ready"})
     worker.serve(sys.stdin)
     return 0

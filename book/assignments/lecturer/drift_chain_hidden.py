@@ -10,6 +10,7 @@ import onlinelib as ol
 from onlinelib import grading
 
 FUNCTION = "expected_mistakes"
+KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
 TITLE = "Assignment 5: Directed Drift chain (chapter 7)"
 # What the student writes: absent from the library a graded notebook sees.
 FORBIDDEN = [

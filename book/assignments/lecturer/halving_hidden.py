@@ -10,6 +10,7 @@ import onlinelib as ol
 from onlinelib import grading
 
 FUNCTION = "HalvingLearner"
+KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
 TITLE = "Assignment 1: Halving (chapter 1)"
 # What the student writes: absent from the library a graded notebook sees.
 FORBIDDEN = [

@@ -9,6 +9,7 @@ import onlinelib as ol
 from onlinelib import grading
 
 FUNCTION = "KernelPerceptronLearner"
+KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
 TITLE = "Assignment 4: kernel Perceptron (chapter 6)"
 # What the student writes: absent from the library a graded notebook sees (the kernels stay).
 FORBIDDEN = ["onlinelib.KernelPerceptron", "onlinelib.Perceptron"]

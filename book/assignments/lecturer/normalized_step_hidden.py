@@ -9,6 +9,7 @@ from onlinelib import grading
 from onlinelib.learning_curves import normalized_perceptron_step
 
 FUNCTION = "normalized_step"
+KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
 TITLE = "Assignment 6: normalized perceptron step (chapter 8)"
 # What the student writes: absent from the library a graded notebook sees.
 FORBIDDEN = [

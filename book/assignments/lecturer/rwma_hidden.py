@@ -9,6 +9,7 @@ import onlinelib as ol
 from onlinelib import grading
 
 FUNCTION = "rwma_mistake_probabilities"
+KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
 TITLE = "Assignment 3: RWMA expected mistakes (chapter 5)"
 # What the student writes: absent from the library a graded notebook sees.
 FORBIDDEN = [

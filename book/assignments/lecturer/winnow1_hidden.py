@@ -14,6 +14,7 @@ from onlinelib import grading
 import onlinelib as ol
 
 FUNCTION = "Winnow1Learner"
+KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
 TITLE = "Assignment 2: Winnow1 (chapter 2)"
 # What the student writes (Winnow1 and what it is built from): absent from the library a graded notebook sees.
 FORBIDDEN = [

@@ -1,0 +1,424 @@
+"""Tests of the grader's parts: the plain-data codec, the stubbed library, the sandbox and its proxies.
+
+tests/test_grading.py grades the honest test submissions end to end and
+tests/test_grade_attacks.py the hostile ones; this file tests each part on its own.
+"""
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import onlinelib as ol
+from onlinelib import grading, plain_data
+
+ROOT = Path(__file__).resolve().parents[1]
+LECTURER = ROOT / "book" / "assignments" / "lecturer"
+NAMES = ["halving", "winnow1", "rwma", "kernel_perceptron", "drift_chain", "normalized_step"]
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+grade_tool = _load(ROOT / "tools" / "grade.py", "_grade_tool_parts")
+sandbox = grade_tool.sandbox
+HAVE_BWRAP = sandbox.find_bwrap() is not None
+needs_bwrap = pytest.mark.skipif(
+    not HAVE_BWRAP and not os.environ.get("CI"),
+    reason="bubblewrap is not installed (apt-get install bubblewrap); CI installs it and runs these",
+)
+
+
+# -- the plain-data codec ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [
+    None, True, 3, -2**80, 0.1, float("inf"), "text", Fraction(-7, 3), [1, [2.5, "a"]], (1, (2,)),
+    {"a": [1, 2], "b": {"c": None}}, np.int8(-3), np.float64(0.25), np.arange(6, dtype=np.uint8).reshape(2, 3),
+    np.array([True, False]), np.zeros((0, 4)), ol.monotone_monomials(), ol.bounded_conjunctions(2),
+])
+def test_plain_data_round_trip(value):
+    back = plain_data.loads(plain_data.dumps(value))
+    if isinstance(value, np.ndarray):
+        assert back.dtype == value.dtype and back.shape == value.shape and np.array_equal(back, value)
+    elif isinstance(value, ol.kernels.BooleanKernel):
+        assert (back.monotone, back.max_literals) == (value.monotone, value.max_literals)
+    elif isinstance(value, np.generic):
+        assert back == value.item() and type(back) is type(value.item())
+    else:
+        assert back == value and type(back) is type(value)
+    assert plain_data.loads(plain_data.dumps(float("nan"))) != plain_data.loads(plain_data.dumps(float("nan")))
+
+
+class Sneaky:
+    def __eq__(self, other):
+        return True
+
+
+@pytest.mark.parametrize("value, pattern", [
+    (Sneaky(), "an object of type Sneaky is not plain data"),
+    ([1, {"k": object()}], r"an object of type object is not plain data at \[1\]\['k'\]"),
+    (np.array([object()]), "dtype object is not plain data"),
+    ({1: 2}, "dict keys must be strings"),
+    ({"$tuple": [1]}, "dict keys must be strings not starting with"),
+    (1 + 2j, "an object of type complex is not plain data"),
+])
+def test_plain_data_refuses_what_is_not_data(value, pattern):
+    with pytest.raises(plain_data.PlainDataError, match=pattern):
+        plain_data.encode(value)
+
+
+@pytest.mark.parametrize("text, pattern", [
+    ('{"$exec": "import os"}', "unknown tag '\\$exec'"),
+    ('{"$tuple": [1], "x": 2}', "one key"),
+    ('{"$array": {"dtype": "object", "shape": [1], "data": [1]}}', "dtype must be one of"),
+    ('{"$array": {"dtype": "int8", "shape": [3], "data": [1]}}', "one entry per element"),
+    ('{"$array": {"dtype": "int8", "shape": [1], "data": [1000]}}', "bad \\$array"),
+    ('{"$array": {"dtype": "int8", "shape": [1], "data": ["1"]}}', "must hold numbers"),
+    ('{"$fraction": ["1", "0"]}', "bad \\$fraction"),
+    ('{"$kernel": {"monotone": 1, "max_literals": null}}', "\\$kernel must hold"),
+    ("[" * 40 + "]" * 40, "nested more than 32"),
+    ("[" * 100000 + "]" * 100000, "not valid JSON|nested more than"),
+    ("1" * 5000, "not valid JSON"),
+    ("{", "not valid JSON"),
+])
+def test_plain_data_decode_refuses_malformed_input(text, pattern):
+    with pytest.raises(plain_data.PlainDataError, match=pattern):
+        plain_data.loads(text)
+
+
+# -- no reference solution in the installed library ------------------------------------------------
+
+
+def test_the_library_holds_no_reference_solution():
+    assert not [name for name in dir(grading) if name.startswith("reference")]
+    text = (ROOT / "onlinelib" / "grading.py").read_text(encoding="utf-8")
+    assert "def reference_" not in text and "Halving(" not in text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hidden_files_define_the_reference_and_what_to_remove(name):
+    hidden = _load(LECTURER / f"{name}_hidden.py", f"_hidden_parts_{name}")
+    targets = sandbox.resolve_forbidden(hidden.FORBIDDEN)
+    assert targets and all(module.startswith("onlinelib.") for module in targets)
+    assert hidden.grade(hidden.REFERENCE).passed
+
+
+@pytest.mark.parametrize("names, pattern", [
+    (["numpy.sum"], "must name a part of onlinelib"),
+    (["onlinelib"], "cannot remove all of onlinelib"),
+    (["onlinelib.NoSuchThing"], "onlinelib has no 'NoSuchThing'"),
+    (["onlinelib.__version__"], "is not a class, function or method"),
+])
+def test_resolve_forbidden_bad_entries(names, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        sandbox.resolve_forbidden(names)
+
+
+# -- the public checks are data, recorded from the references ---------------------------------------
+
+
+def test_public_checks_files_are_current(tmp_path):
+    """The committed NAME_public.json files equal what the references record now."""
+    assert grade_tool.write_public_checks(check=True) == 0
+    for path in (ROOT / "book" / "assignments").glob("*_public.json"):
+        shutil.copyfile(path, tmp_path / path.name)
+    stale = tmp_path / "rwma_public.json"
+    data = json.loads(stale.read_text())
+    data["cases"][0]["expected"]["$array"]["data"][3] += 1e-6
+    stale.write_text(json.dumps(data))
+    assert grade_tool.write_public_checks(check=True, assignments=tmp_path) == 1
+    assert grade_tool.write_public_checks(check=False, assignments=tmp_path) == 0
+    assert stale.read_text() == (ROOT / "book" / "assignments" / "rwma_public.json").read_text()
+
+
+def test_public_checks_catch_a_wrong_learner_and_bad_files(tmp_path):
+    public = grading.load_public_checks(ROOT / "book" / "assignments" / "halving_public.json")
+    hidden = _load(LECTURER / "halving_hidden.py", "_hidden_parts_halving2")
+    assert public.run(hidden.REFERENCE).passed
+
+    class TiesDown:
+        def __init__(self, table):
+            self.learner = hidden.REFERENCE(table)
+
+        size = property(lambda self: self.learner.size)
+
+        def predict(self, x):
+            negative, positive = self.learner.votes(x)
+            return 1 if positive > negative else -1
+
+        def update(self, x, y):
+            self.learner.update(x, y)
+
+    report = public.run(TiesDown)
+    assert not report.passed and "first difference at round 1 (prediction): expected +1, got -1" in report.summary()
+    with pytest.raises(FileNotFoundError, match="keep it next to the notebook"):
+        grading.load_public_checks(tmp_path / "halving_public.json")
+    (tmp_path / "bad.json").write_text('{"format": 2}')
+    with pytest.raises(ValueError, match="public checks written by record_public_checks"):
+        grading.load_public_checks(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="exactly one of streams"):
+        grading.record_public_checks(hidden.REFERENCE)
+
+
+# -- the library a submission sees ---------------------------------------------------------------------
+
+
+def _in_library(lib: Path, code: str) -> subprocess.CompletedProcess:
+    program = f"import sys; sys.path.insert(0, {str(lib)!r})\n" + textwrap.dedent(code)
+    return subprocess.run([sys.executable, "-I", "-c", program], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_stubbed_library_imports_and_every_removed_part_raises(name, tmp_path):
+    hidden = _load(LECTURER / f"{name}_hidden.py", f"_hidden_parts_lib_{name}")
+    removed = sandbox.assignment_library(hidden.FORBIDDEN, name, tmp_path / "lib")
+    assert sum(removed.values()) >= len(hidden.FORBIDDEN)
+    code = f"""
+        import importlib
+        import onlinelib, onlinelib.learning_curves
+        from onlinelib._forbidden import ForbiddenInAssignment, USED
+        assert onlinelib.__file__.startswith({str(tmp_path)!r}), onlinelib.__file__
+        for name in {hidden.FORBIDDEN!r}:
+            module, _, attribute = name.rpartition(".")
+            target = getattr(importlib.import_module(module), attribute)
+            for attempt in (lambda: target(), lambda: type("Sub", (target,), {{}})() if isinstance(target, type) else target(1)):
+                try:
+                    attempt()
+                except ForbiddenInAssignment as exc:
+                    assert "asks you to write" in str(exc)
+                else:
+                    raise SystemExit(name + " still works")
+        print(len(USED))
+    """
+    result = _in_library(tmp_path / "lib", code)
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) >= 2 * len(hidden.FORBIDDEN)
+
+
+def test_the_stubbed_library_holds_none_of_the_removed_code(tmp_path):
+    hidden = _load(LECTURER / "halving_hidden.py", "_hidden_parts_lib_halving_src")
+    sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
+    original = (ROOT / "onlinelib" / "version_space.py").read_text(encoding="utf-8")
+    copy = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "lib").rglob("*.py"))
+    assert "def votes" in original and "def votes" not in copy  # Halving.votes is gone, source and all
+    assert "_majority(positives" in original and "_majority(positives" not in copy
+    assert not [p for p in (tmp_path / "lib").rglob("*.pyc") if "version_space" in p.name and b"votes" in p.read_bytes()]
+    # and what the chapters and the streams need still works there
+    result = _in_library(tmp_path / "lib", """
+        import numpy as np, onlinelib as ol
+        X, y = ol.random_stream(ol.thresholds(7), 3, 10, np.random.default_rng(0))
+        print(len(X), ol.littlestone_dimension(ol.thresholds(7)))
+    """)
+    assert result.returncode == 0 and result.stdout.split() == ["10", "3"], result.stderr
+
+
+# -- the sandbox ------------------------------------------------------------------------------------------
+
+PROBE = r'''
+import os, socket, sys
+
+def probe():
+    out = {"uid": os.getuid(), "cwd": os.getcwd(), "root": sorted(os.listdir("/"))}
+    out["repository"] = sorted(os.listdir(REPO)) if os.path.isdir(REPO) else []
+    out["processes"] = len([p for p in os.listdir("/proc") if p.isdigit()])
+    for path in ("/etc/passwd", REPO + "/README.md", "/usr/evil", "/submission/evil", "/dev/shm/evil", "/evil", "/tmp/ok"):
+        try:
+            with open(path, "a") as f:
+                f.write("x")
+            out[path] = "written"
+        except OSError as exc:
+            out[path] = type(exc).__name__
+    try:
+        socket.create_connection(("127.0.0.1", 22), timeout=1)
+        out["network"] = "connected"
+    except OSError as exc:
+        out["network"] = type(exc).__name__
+    return out
+
+
+class Learner:
+    def __init__(self, n):
+        self.n = n
+        self.weights = [1.0] * n
+
+    def predict(self, x):
+        return 1
+
+    def update(self, x, y):
+        if y == -1:
+            raise ValueError("negative label")
+
+    def not_data(self):
+        return object()
+
+    def too_big(self):
+        return list(range(300_000))
+
+
+def make_object(n):
+    return object()
+'''
+
+
+@pytest.fixture
+def box(tmp_path):
+    hidden = _load(LECTURER / "halving_hidden.py", "_hidden_parts_box")
+    sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
+    inner = tmp_path / "box"
+    inner.mkdir(mode=0o755)
+    cell = PROBE.replace("REPO", repr(str(ROOT)))
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None}],
+                "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    (inner / "submission.ipynb").write_text(json.dumps(notebook))
+    for path in (tmp_path, inner, inner / "submission.ipynb"):
+        path.chmod(0o755)
+    limits = {"memory_mb": 1024, "cpu_seconds": 60, "file_mb": 16, "processes": 16, "tmpfs_mb": 64,
+              "output_bytes": 2**16, "reply_bytes": 2**20, "timeout": 60}
+    boxes = []
+
+    def start(function, bwrap=sandbox.find_bwrap(), kind="learner"):
+        sb = sandbox.Sandbox(inner, tmp_path / "lib", limits, time.monotonic() + 60, bwrap=bwrap, name=f"onlinelib-grade-test-{os.getpid()}")
+        boxes.append(sb)
+        where = "/submission/submission.ipynb" if bwrap else str(inner / "submission.ipynb")
+        outcome = sb.run_notebook(where, function, kind)
+        assert outcome["status"] == "ok", outcome
+        return sb, sb.value(outcome)
+
+    yield start
+    for sb in boxes:
+        sb.close()
+    assert not (tmp_path / "box" / "evil").exists()
+
+
+@needs_bwrap
+def test_the_sandbox_is_sealed(box):
+    _, probe = box("probe")
+    seen = probe()
+    assert seen["uid"] == 65534 and seen["cwd"] == "/tmp/work"
+    # only the Python environment may be there, when it lives inside the repository (.venv)
+    assert set(seen["repository"]) <= {".venv"}, f"the repository is visible in the sandbox: {seen['repository']}"
+    assert seen["processes"] <= 3, seen  # its own PID namespace: bwrap's init and the worker
+    assert seen["/tmp/ok"] == "written"
+    for path in ("/etc/passwd", f"{ROOT}/README.md", "/usr/evil", "/submission/evil", "/dev/shm/evil", "/evil"):
+        assert seen[path] != "written", (path, seen)
+    assert seen["network"] in ("OSError", "ConnectionRefusedError") or "Unreachable" in seen["network"], seen
+    python = {Path(root).parts[1] for root in sandbox._python_roots()}  # e.g. root (pyenv), work (.venv)
+    assert set(seen["root"]) <= {"bin", "dev", "etc", "grader", "lib", "lib32", "lib64", "proc", "sbin",
+                                 "submission", "tmp", "usr"} | python, seen["root"]
+
+
+@needs_bwrap
+def test_remote_objects_behave_like_local_ones_but_return_only_data(box):
+    _, learner_class = box("Learner")
+    learner = learner_class(3)
+    assert learner.n == 3 and learner.weights == [1.0, 1.0, 1.0] and learner.predict(np.zeros(3)) == 1
+    assert callable(learner.predict) and getattr(learner, "nope", None) is None
+    learner.update(np.zeros(3), 1)
+    with pytest.raises(sandbox.RemoteError, match="negative label") as info:
+        learner.update(np.zeros(3), -1)
+    assert info.value.remote_type == "ValueError"
+    with pytest.raises(sandbox.RemoteError, match="not plain data"):
+        learner.not_data()
+    with pytest.raises(AttributeError):
+        learner.weights = 0
+    class Local:
+        def __init__(self, n):
+            pass
+
+        def predict(self, x):
+            return 1
+
+        def update(self, x, y):
+            pass
+
+    report = grading.compare_learners(learner_class, Local, [("s", np.zeros((2, 3)), [1, -1], {"n": 3})])
+    assert report.checks[0].message == "round 2: update raised ValueError: negative label"
+    # a reply over reply_bytes (1 MB here) fails that call only, with its size; the next call works
+    with pytest.raises(sandbox.RemoteError, match=r"returned 1\.\d MB of data, more than the limit of 1024 KB"):
+        learner.too_big()
+    assert learner.predict(np.zeros(3)) == 1
+
+
+def test_a_function_assignment_gets_data_back_never_an_object(box):
+    _, make_object = box("make_object", kind="function")
+    with pytest.raises(sandbox.RemoteError, match="an object of type object is not plain data"):
+        make_object(2)
+    _, learner_class = box("Learner", kind="learner")
+    assert "in the sandbox" in repr(learner_class(2))
+
+
+def test_the_unsafe_mode_speaks_the_same_protocol(box):
+    _, learner_class = box("Learner", bwrap=None)
+    assert learner_class(2).weights == [1.0, 1.0]
+
+
+# -- the command line and its outputs ----------------------------------------------------------------------
+
+
+def test_without_bubblewrap_the_grader_stops_and_names_the_package(tmp_path):
+    (tmp_path / "subs").mkdir()
+    env = dict(os.environ, PATH=str(tmp_path))  # no bwrap on this PATH
+    command = [sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path / "subs"), "--assignment", "halving",
+               "--out", str(tmp_path / "s.csv")]
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode != 0
+    assert "apt-get install bubblewrap" in result.stderr and "--unsafe-no-sandbox" in result.stderr
+
+
+@pytest.mark.parametrize("text, cell", [
+    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"),
+    ("+1", "'+1"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "\\tx"), ("\r=1", "\\r=1"),
+    ("a\nb\x1b[31m", "a\\nb\\x1b[31m"), ("plain", "plain"),
+])
+def test_csv_cells_are_text(text, cell):
+    assert grade_tool.csv_cell(text) == cell
+
+
+def test_markdown_feedback_is_literal():
+    assert grade_tool.markdown_text("[x](http://e) <b>*|") == "\\[x\\](http://e) \\<b\\>\\*\\|"
+
+
+def test_find_submissions_gives_every_entry_a_row(tmp_path):
+    (tmp_path / "a.md").write_text("x")
+    (tmp_path / "README.md").write_text("x")
+    (tmp_path / "_draft.md").write_text("x")
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / ".hidden.md").write_text("x")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.ipynb").write_text("{}")
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "link.md").symlink_to(tmp_path / "a.md")
+    (tmp_path / "dirlink").symlink_to(tmp_path / "sub")
+    os.mkfifo(tmp_path / "pipe.md")
+    found = {name: problem for name, _, problem in grade_tool.find_submissions(tmp_path)}
+    assert found["a.md"] is None and found["README.md"] is None and found["_draft.md"] is None
+    assert found["sub/b.ipynb"] is None
+    assert found["notes.txt"][0] == "skipped" and found[".hidden.md"][0] == "skipped"
+    assert found[".ipynb_checkpoints/"][0] == "skipped"
+    assert found["link.md"][0] == "rejected" and found["dirlink"][0] == "rejected"
+    assert found["pipe.md"] == ("rejected", "not a regular file")
+
+
+def test_read_notebook_caps_the_size_before_parsing(tmp_path):
+    big = tmp_path / "big.md"
+    big.write_bytes(b"x" * (2 * 2**20 + 1))
+    data, problem = grade_tool.read_notebook(big, 2 * 2**20)
+    assert data is None and problem[0] == "rejected" and "2 MB limit" in problem[1]
+    (tmp_path / "latin.md").write_bytes("caf\xe9".encode("latin-1"))
+    assert grade_tool.read_notebook(tmp_path / "latin.md", 2**20) == (None, ("unreadable", "not UTF-8 text (byte 3)"))
+    (tmp_path / "link.md").symlink_to(big)
+    assert grade_tool.read_notebook(tmp_path / "link.md", 2**30)[1][0] == "rejected"
