@@ -59,7 +59,7 @@ EXPECTED = {
         "bad_replies.md": ({"graded"}, ZERO, r"not plain data"),
         "hang_in_predict.md": ({"timeout"}, ZERO, r"timed out after \d+ s during the hidden tests"),
         "kill_everything.md": ({"graded", "crashed"}, ZERO, r"\|V\| differs|killed"),
-        "close_replies.md": ({"crashed"}, ZERO, r"closed its connection to the grader in code cell 2"),
+        "close_replies.md": ({"crashed"}, ZERO, r"(closed its connection to the grader|exited with status \d+) in code cell 2"),
         "segfault.md": ({"crashed"}, ZERO, r"SIGSEGV|status 139"),
         "tamper_files.md": ({"graded"}, FULL, "all checks passed"),
         "look_around.md": ({"graded"}, FULL, "all checks passed"),

@@ -419,7 +419,11 @@ class Sandbox:
         raise SandboxFailure(status, reason)
 
     def _died(self):
-        self.proc.poll()
+        # the pipe closes a moment before the process is reaped: wait for it, so the reason names how it ended
+        try:
+            self.proc.wait(timeout=max(0.0, min(2.0, self.deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            pass
         if self.cgroups is not None and self.cgroups.memory_exceeded():
             self._fail("memory", f"ran out of memory (the limit is {self.limits['memory_mb']} MB) {self.phase}")
         code = self.proc.returncode
