@@ -46,6 +46,15 @@ from .kernels import (
     monotone_monomials,
 )
 from .linear import Elimination, Perceptron, Winnow1, Winnow2, as_sparse_rows
+from .margin_adversary import (  # chapter 3: margin lower bound, hinge-loss bound
+    MarginAdversaryRun,
+    exact_novikoff_bound,
+    hinge_losses,
+    margin_adversary,
+    perceptron_hinge_bound,
+)
+from .online_to_batch import hypothesis_errors, online_to_batch_bound  # chapter 1
+from .pnorm import PNormPerceptron, dual_exponent, pnorm_bound, pnorm_link  # chapter 4
 from .protocol import Learner, Trace, run
 from .streams import (
     AdaptiveRun,
@@ -70,13 +79,28 @@ from .version_space import (
     RandomizedHalving,
     littlestone_dimension,
     randomized_halving_expected_mistakes,
+    shatters,
     simulate_randomized_halving,
+    vc_dimension,
     worst_case_mistakes,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "MarginAdversaryRun",
+    "exact_novikoff_bound",
+    "hinge_losses",
+    "margin_adversary",
+    "perceptron_hinge_bound",
+    "hypothesis_errors",
+    "online_to_batch_bound",
+    "PNormPerceptron",
+    "dual_exponent",
+    "pnorm_bound",
+    "pnorm_link",
+    "shatters",
+    "vc_dimension",
     "all_conjunctions",
     "BooleanKernel",
     "bounded_conjunctions",

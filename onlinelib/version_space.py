@@ -22,6 +22,8 @@ __all__ = [
     "RandomizedHalving",
     "SOA",
     "littlestone_dimension",
+    "shatters",
+    "vc_dimension",
     "randomized_halving_expected_mistakes",
     "simulate_randomized_halving",
     "worst_case_mistakes",
@@ -366,6 +368,86 @@ def littlestone_dimension(concept_class: ConceptClass, mask: Any = None) -> int:
     else:
         members = np.flatnonzero(cls.check_mask(mask))
     return _ldim(cls, members)
+
+
+def _distinct_patterns(cls: ConceptClass, points: np.ndarray) -> int:
+    """How many distinct label patterns the concepts of ``cls`` induce on ``points``."""
+    codes = cls.table[:, points].astype(np.int64) @ (np.int64(1) << np.arange(len(points), dtype=np.int64))
+    return len(np.unique(codes))
+
+
+def shatters(concept_class: ConceptClass, points: Any) -> bool:
+    """Whether the class realises all ``2^k`` labellings of the ``k`` given instances.
+
+    Chapter 1, section "Chapter 1 and statistical learning" (the VC dimension and
+    the theorem Ldim >= VC).
+
+    Parameters
+    ----------
+    concept_class : ConceptClass
+    points : array_like of int, shape (k,)
+        Distinct instance indices, at most 62 of them. The empty set is shattered.
+
+    Raises
+    ------
+    TypeError
+        If ``concept_class`` is not a ConceptClass or ``points`` are not integers.
+    ValueError
+        If an instance is out of range, repeated, or there are more than 62.
+    """
+    cls = _check_class(concept_class)
+    pts = np.atleast_1d(np.asarray(points))
+    if pts.ndim != 1:
+        raise ValueError(f"points must be a 1-d list of instance indices, got shape {pts.shape}")
+    if len(pts) == 0:
+        return True
+    pts = cls.check_instances(pts, "points")
+    if len(np.unique(pts)) != len(pts):
+        raise ValueError(f"points must be distinct instances, got {pts.tolist()}")
+    if len(pts) > 62:
+        raise ValueError(f"points must hold at most 62 instances (patterns are coded in int64), got {len(pts)}")
+    if 2 ** len(pts) > cls.size:
+        return False
+    return _distinct_patterns(cls, pts) == 2 ** len(pts)
+
+
+def vc_dimension(concept_class: ConceptClass) -> int:
+    """The VC dimension of a finite class: the size of its largest shattered set of instances.
+
+    Chapter 1, section "Chapter 1 and statistical learning": VC(C) <= Ldim(C)
+    <= floor(lg |C|) (the theorem "Ldim >= VC"). Exact search over sets of
+    instances, built level by level from the shattered sets one smaller (every
+    subset of a shattered set is shattered), and stopping at floor(lg |C|).
+    Exponential in the worst case; meant for small classes.
+
+    Returns
+    -------
+    int
+        0 for a class of one concept (only the empty set is shattered).
+
+    Raises
+    ------
+    TypeError
+        If ``concept_class`` is not a ConceptClass.
+    """
+    cls = _check_class(concept_class)
+    level = [()]
+    d = 0
+    upper = _floor_lg(cls.size)
+    while d < upper:
+        candidates = set()
+        for base in level:
+            start = base[-1] + 1 if base else 0
+            for x in range(start, cls.n_instances):
+                candidates.add(base + (x,))
+        known = set(level)
+        nxt = [s for s in sorted(candidates)
+               if all(s[:i] + s[i + 1:] in known for i in range(len(s) - 1))
+               and _distinct_patterns(cls, np.asarray(s)) == 2 ** len(s)]
+        if not nxt:
+            break
+        level, d = nxt, d + 1
+    return d
 
 
 def _stream_for(cls: ConceptClass, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:

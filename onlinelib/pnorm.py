@@ -1,0 +1,142 @@
+"""The p-norm algorithms of Grove, Littlestone and Schuurmans (chapter 4, "Additive against
+multiplicative updates").
+
+The algorithm keeps the sum ``theta`` of the examples y x on which it updated, and predicts
+with the weights ``w = grad(1/2 ||theta||_p^2)``. With p = 2 it is the Perceptron; with
+p near 2 ln N its weights depend on ``theta`` almost exponentially, as Winnow's do.
+Its mistake bound (the theorem of that section) is
+
+    M <= (p - 1) * max_t ||x_t||_p^2 * ||u||_q^2 / gamma^2,   1/p + 1/q = 1,
+
+for any u with y_t u.x_t >= gamma > 0 on every round.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["PNormPerceptron", "pnorm_link", "pnorm_bound", "dual_exponent"]
+
+
+def _check_p(p: Any, name: str = "p") -> float:
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number >= 2, got {type(p).__name__} {p!r}")
+    p = float(p)
+    if not math.isfinite(p) or p < 2:
+        raise ValueError(f"{name} must be a finite real number >= 2, got {p!r}")
+    return p
+
+
+def _check_positive(v: Any, name: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a positive real number, got {type(v).__name__} {v!r}")
+    v = float(v)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite real number > 0, got {v!r}")
+    return v
+
+
+def dual_exponent(p: float) -> float:
+    """q with 1/p + 1/q = 1 (chapter 4, the p-norm theorem). ``p`` must be >= 2."""
+    p = _check_p(p)
+    return p / (p - 1)
+
+
+def pnorm_link(theta: Any, p: float) -> np.ndarray:
+    """The weights ``w = grad(1/2 ||theta||_p^2)`` of the p-norm algorithm (chapter 4).
+
+    ``w_i = sign(theta_i) |theta_i|^(p-1) / ||theta||_p^(p-2)``, and ``w = 0`` at ``theta = 0``.
+    Computed after scaling by ``max |theta_i|`` so that large p (about 2 ln N) does not
+    overflow. For p = 2 it is the identity (the Perceptron).
+
+    Raises
+    ------
+    ValueError
+        If ``p < 2`` or ``theta`` is not a finite 1-d array.
+    """
+    p = _check_p(p)
+    theta = np.asarray(theta, dtype=float)
+    if theta.ndim != 1 or not np.isfinite(theta).all():
+        raise ValueError(f"theta must be a finite 1-d array, got shape {theta.shape}")
+    scale = np.abs(theta).max(initial=0.0)
+    if scale == 0:
+        return np.zeros_like(theta)
+    t = theta / scale
+    a = np.abs(t) ** (p - 1)
+    norm = float((np.abs(t) ** p).sum()) ** (1 / p)
+    return scale * np.sign(t) * a / norm ** (p - 2)
+
+
+def pnorm_bound(p: float, radius_p: float, u_norm_q: float, gamma: float) -> float:
+    """(p - 1) R_p^2 ||u||_q^2 / gamma^2: the p-norm algorithm's mistake bound (chapter 4).
+
+    Grove, Littlestone and Schuurmans (2001), Theorem 1 in the book's section
+    "Additive against multiplicative updates". ``radius_p`` is max_t ||x_t||_p,
+    ``u_norm_q`` is ||u||_q with 1/p + 1/q = 1, and ``gamma`` is min_t y_t u.x_t > 0.
+    For p = 2 it is Novikoff's bound.
+    """
+    p = _check_p(p)
+    r = _check_positive(radius_p, "radius_p")
+    u = _check_positive(u_norm_q, "u_norm_q")
+    g = _check_positive(gamma, "gamma")
+    return (p - 1) * r**2 * u**2 / g**2
+
+
+class PNormPerceptron:
+    """The p-norm algorithm of Grove, Littlestone and Schuurmans (chapter 4).
+
+    Keeps ``theta`` (starting at 0) and the weights ``w = pnorm_link(theta, p)``.
+    Predicts +1 iff ``w.x >= 0`` and, like the book's Perceptron, updates
+    ``theta <- theta + y x`` whenever ``y w.x <= 0``; ``n_updates`` counts these
+    updates, which the theorem bounds. With ``bias=True`` a constant feature 1 is
+    appended to every instance (its weight is the last entry).
+
+    Parameters
+    ----------
+    n_features : int
+        N >= 1.
+    p : float
+        p >= 2; p = 2 is the Perceptron, p = 2 ln N the Winnow-like end.
+    bias : bool
+    """
+
+    def __init__(self, n_features: int, p: float, bias: bool = False):
+        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
+            raise TypeError(f"n_features must be an int >= 1, got {type(n_features).__name__} {n_features!r}")
+        if n_features < 1:
+            raise ValueError(f"n_features must be an int >= 1, got {n_features}")
+        self.n_features = int(n_features)
+        self.p = _check_p(p)
+        self.use_bias = bool(bias)
+        self.theta = np.zeros(self.n_features + self.use_bias)
+        self.weights = np.zeros_like(self.theta)
+        self.n_updates = 0
+
+    def _row(self, x: Any) -> np.ndarray:
+        if sp.issparse(x):
+            x = x.toarray()
+        x = np.asarray(x, dtype=float).ravel()
+        if x.shape != (self.n_features,):
+            raise ValueError(f"x must have {self.n_features} entries, got shape {x.shape}")
+        if not np.isfinite(x).all():
+            raise ValueError("x must be finite (no NaN or inf)")
+        return np.append(x, 1.0) if self.use_bias else x
+
+    def score(self, x: Any) -> float:
+        """w.x (with the constant feature when ``bias=True``)."""
+        return float(self.weights @ self._row(x))
+
+    def predict(self, x: Any) -> int:
+        return 1 if self.score(x) >= 0 else -1
+
+    def update(self, x: Any, y: Any) -> None:
+        if isinstance(y, bool) or y not in (-1, 1):
+            raise ValueError(f"y must be a label in {{-1, +1}}, got {y!r}")
+        z = self._row(x)
+        if int(y) * float(self.weights @ z) <= 0:
+            self.theta += int(y) * z
+            self.weights = pnorm_link(self.theta, self.p)
+            self.n_updates += 1
