@@ -414,10 +414,10 @@ def shatters(concept_class: ConceptClass, points: Any) -> bool:
 def vc_dimension(concept_class: ConceptClass) -> int:
     """The VC dimension of a finite class: the size of its largest shattered set of instances.
 
-    Chapter 1, section "Chapter 1 and statistical learning": VC(C) <= Ldim(C)
-    <= floor(lg |C|) (the theorem "Ldim >= VC"). Exact search over sets of
+    Chapter 1, section "Chapter 1 and statistical learning": ``VC(C) <= Ldim(C)
+    <= floor(lg |C|)`` (the theorem "Ldim >= VC"). Exact search over sets of
     instances, built level by level from the shattered sets one smaller (every
-    subset of a shattered set is shattered), and stopping at floor(lg |C|).
+    subset of a shattered set is shattered), and stopping at ``floor(lg |C|)``.
     Exponential in the worst case; meant for small classes.
 
     Returns
