@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .protocol import Learner, Trace, check_int, check_labels, check_prediction, check_real
+from .protocol import Learner, Trace, check_int, check_labels, check_learner, check_prediction, check_real
 
 __all__ = [
     "MarginAdversaryRun",
@@ -105,8 +105,7 @@ def margin_adversary(learner: Learner, margin: Any, radius: Any = 1, n_features:
     ValueError
         If margin > radius, n_features < k, or k > 10^4.
     """
-    if not isinstance(learner, Learner):
-        raise TypeError(f"learner must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
+    check_learner(learner)
     gamma = _exact_positive(margin, "margin")
     r_float = float(_exact_positive(radius, "radius"))
     if not math.isfinite(r_float) or r_float <= 0:

@@ -18,15 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from .protocol import Learner, check_int, check_labels, check_prediction
+from .protocol import check_int, check_labels, check_learner, check_prediction, check_real
 
 __all__ = ["online_to_batch_bound", "hypothesis_errors"]
-
-
-def _check_learner(learner: Any) -> Learner:
-    if not isinstance(learner, Learner):
-        raise TypeError(f"learner must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
-    return learner
 
 
 def _check_distribution(distribution: Any, n: int) -> np.ndarray:
@@ -81,7 +75,7 @@ def hypothesis_errors(learner: Any, X: Any, y: Any, target_labels: Any, distribu
         a label disagrees with ``target_labels``, or ``distribution`` is not a
         probability vector.
     """
-    learner = _check_learner(learner)
+    learner = check_learner(learner)
     c_star = check_labels(np.asarray(target_labels), name="target_labels")
     if c_star.ndim != 1 or len(c_star) == 0:
         raise ValueError(f"target_labels must be a non-empty 1-d array of ±1, got shape {c_star.shape}")
@@ -128,8 +122,7 @@ def online_to_batch_bound(mistake_bound: Any, n_examples: Any, delta: Any = None
     t = check_int(n_examples, "n_examples", 1)
     if delta is None:
         return m / t
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.integer, np.floating)):
-        raise TypeError(f"delta must be a number in (0, 1], got {type(delta).__name__}")
-    if not 0 < delta <= 1:
-        raise ValueError(f"delta must be in (0, 1], got {delta!r}")
-    return m / (float(delta) * t)
+    delta = check_real(delta, "delta", 0)
+    if delta > 1:
+        raise ValueError(f"delta must be a finite real number in (0, 1], got {delta!r}")
+    return m / (delta * t)

@@ -12,31 +12,18 @@ for any u with y_t u.x_t >= gamma > 0 on every round.
 """
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from .protocol import check_int, check_label, check_real
+
 __all__ = ["PNormPerceptron", "pnorm_link", "pnorm_bound", "dual_exponent"]
 
 
-def _check_p(p: Any, name: str = "p") -> float:
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number >= 2, got {type(p).__name__} {p!r}")
-    p = float(p)
-    if not math.isfinite(p) or p < 2:
-        raise ValueError(f"{name} must be a finite real number >= 2, got {p!r}")
-    return p
-
-
-def _check_positive(v: Any, name: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a positive real number, got {type(v).__name__} {v!r}")
-    v = float(v)
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a finite real number > 0, got {v!r}")
-    return v
+def _check_p(p: Any) -> float:
+    return check_real(p, "p", 2, strict=False)
 
 
 def dual_exponent(p: float) -> float:
@@ -79,9 +66,9 @@ def pnorm_bound(p: float, radius_p: float, u_norm_q: float, gamma: float) -> flo
     For p = 2 it is Novikoff's bound.
     """
     p = _check_p(p)
-    r = _check_positive(radius_p, "radius_p")
-    u = _check_positive(u_norm_q, "u_norm_q")
-    g = _check_positive(gamma, "gamma")
+    r = check_real(radius_p, "radius_p", 0)
+    u = check_real(u_norm_q, "u_norm_q", 0)
+    g = check_real(gamma, "gamma", 0)
     return (p - 1) * r**2 * u**2 / g**2
 
 
@@ -104,11 +91,7 @@ class PNormPerceptron:
     """
 
     def __init__(self, n_features: int, p: float, bias: bool = False):
-        if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-            raise TypeError(f"n_features must be an int >= 1, got {type(n_features).__name__} {n_features!r}")
-        if n_features < 1:
-            raise ValueError(f"n_features must be an int >= 1, got {n_features}")
-        self.n_features = int(n_features)
+        self.n_features = check_int(n_features, "n_features", 1)
         self.p = _check_p(p)
         self.use_bias = bool(bias)
         self.theta = np.zeros(self.n_features + self.use_bias)
@@ -133,8 +116,7 @@ class PNormPerceptron:
         return 1 if self.score(x) >= 0 else -1
 
     def update(self, x: Any, y: Any) -> None:
-        if isinstance(y, bool) or y not in (-1, 1):
-            raise ValueError(f"y must be a label in {{-1, +1}}, got {y!r}")
+        y = check_label(y)
         z = self._row(x)
         if int(y) * float(self.weights @ z) <= 0:
             self.theta += int(y) * z

@@ -144,6 +144,13 @@ def check_label(y: Any, name: str = "y") -> int:
     return int(check_labels(np.asarray([y]), name=name)[0])
 
 
+def check_learner(learner: Any, name: str = "learner") -> Any:
+    """Return ``learner`` after checking that it has ``predict(x)`` and ``update(x, y)`` (the Learner protocol)."""
+    if not isinstance(learner, Learner):
+        raise TypeError(f"{name} must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
+    return learner
+
+
 def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     """Check that ``rng`` is a ``numpy.random.Generator`` (the book's only source of randomness)."""
     if not isinstance(rng, np.random.Generator):
@@ -298,8 +305,7 @@ def run(
         If the stream is empty, the lengths differ, a label is not ±1, the
         learner predicts something other than ±1, or ``method`` is unknown.
     """
-    if not isinstance(learner, Learner):
-        raise TypeError(f"learner must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
+    check_learner(learner)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     has_scan = callable(getattr(learner, "scan", None))

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import Learner, Trace, check_int, check_prediction, check_real, check_rng
+from .protocol import Learner, Trace, check_int, check_learner, check_prediction, check_real, check_rng
 from .version_space import _check_class, _ldim, _split_dimensions, _VersionSpace
 
 __all__ = [
@@ -123,8 +123,7 @@ def adaptive_adversary(learner: Learner, concept_class: ConceptClass) -> Adaptiv
     The learner must be fresh (no examples seen), since the adversary starts from V = C.
     """
     cls = _check_class(concept_class)
-    if not isinstance(learner, Learner):
-        raise TypeError(f"learner must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
+    check_learner(learner)
     space = _VersionSpace(cls)
     X: list[int] = []
     predictions: list[int] = []

@@ -148,7 +148,7 @@ def printable(text: str) -> str:
 def csv_cell(value) -> str:
     """A CSV cell a spreadsheet shows as text: no formula (=, +, -, @ or a tab/CR first), no control characters."""
     text = printable(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text  # tab and CR are escaped already
 
 
 def markdown_text(text: str) -> str:
