@@ -133,6 +133,10 @@ def digests(paths) -> dict:
     return out
 
 
+def cgroup_dirs() -> list[str]:
+    return [str(p) for p in Path("/sys/fs/cgroup").glob("**/onlinelib-grade-*")]
+
+
 def processes_with(markers) -> list[str]:
     found = []
     for entry in os.listdir("/proc"):
@@ -159,6 +163,7 @@ def graded(tmp_path_factory):
         if assignment == "halving":
             add_runtime_entries(folder)
         before = digests(WATCHED + [folder])
+        cgroups_before = set(cgroup_dirs())
         out = folder.parent / "scores.csv"
         command = [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--assignment", assignment,
                    "--out", str(out), "--jobs", "2", "--timeout", str(TIMEOUT)]
@@ -168,7 +173,8 @@ def graded(tmp_path_factory):
         with out.open(newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
         by_file = {grade_tool_name(row["submission"]): row for row in rows}
-        runs[assignment] = (by_file, folder.parent / "scores_feedback", result, before, after, out)
+        runs[assignment] = (by_file, folder.parent / "scores_feedback", result, before, after, out,
+                            sorted(set(cgroup_dirs()) - cgroups_before))
         return runs[assignment]
 
     return run
@@ -214,7 +220,7 @@ def test_the_attack_folders_and_the_table_agree(assignment):
 
 @pytest.mark.parametrize("assignment", sorted(EXPECTED))
 def test_nothing_outside_the_sandbox_changed(graded, assignment):
-    *_, before, after, _ = graded(assignment)
+    _, _, _, before, after, *_ = graded(assignment)
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     assert not changed, f"files changed by grading: {changed[:10]}"
     planted = [str(p) for p in PLANTED if p.exists()]
@@ -223,17 +229,15 @@ def test_nothing_outside_the_sandbox_changed(graded, assignment):
 
 @pytest.mark.parametrize("assignment", sorted(EXPECTED))
 def test_no_process_or_cgroup_outlives_the_run(graded, assignment):
-    _, _, result, *_ = graded(assignment)
+    *_, left = graded(assignment)
     assert not processes_with(MARKERS), "a submission's process survived the grading run"
     assert not processes_with(["/grader/grade_worker.py"]), "a sandboxed worker survived the grading run"
-    left = [str(p) for p in Path("/sys/fs/cgroup").glob("*/onlinelib-grade-*")] + \
-           [str(p) for p in Path("/sys/fs/cgroup").glob("onlinelib-grade-*")]
-    assert not left, f"cgroups left behind: {left}"
+    assert not left, f"cgroups left behind by this run: {left}"
 
 
 @pytest.mark.parametrize("assignment", sorted(EXPECTED))
 def test_the_csv_and_the_feedback_are_inert(graded, assignment):
-    rows, feedback_dir, result, _, _, out = graded(assignment)
+    rows, feedback_dir, result, _, _, out, _ = graded(assignment)
     text = out.read_text(encoding="utf-8")
     assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", text), "a raw control character reached the CSV"
     with out.open(newline="", encoding="utf-8") as handle:

@@ -369,6 +369,23 @@ def test_the_unsafe_mode_speaks_the_same_protocol(box):
 # -- the command line and its outputs ----------------------------------------------------------------------
 
 
+@pytest.mark.skipif(os.geteuid() != 0 or not Path("/sys/fs/cgroup/pids/cgroup.procs").exists(),
+                    reason="needs root and the cgroup v1 pids controller (as in CI)")
+def test_cgroups_of_a_dead_grader_are_removed_and_a_live_ones_kept():
+    prefix = Path("/sys/fs/cgroup/pids") / sandbox.CgroupLimits.PREFIX
+    dead_pid = 2**22 + 1  # above pid_max's ceiling, so no process has it
+    dead, alive = Path(f"{prefix}{dead_pid}-1"), Path(f"{prefix}{os.getpid()}-999")
+    dead.mkdir()
+    alive.mkdir()
+    try:
+        sandbox.CgroupLimits.remove_stale()
+        assert not dead.exists() and alive.exists()
+    finally:
+        for path in (dead, alive):
+            if path.exists():
+                path.rmdir()
+
+
 def test_without_bubblewrap_the_grader_stops_and_names_the_package(tmp_path):
     (tmp_path / "subs").mkdir()
     env = dict(os.environ, PATH=str(tmp_path))  # no bwrap on this PATH

@@ -278,7 +278,7 @@ class Grader:
         box = None
         try:
             box = sandbox.Sandbox(inner, self.library, self.limits, deadline, bwrap=self.bwrap,
-                                  name=f"onlinelib-grade-{os.getpid()}-{next(_COUNTER)}")
+                                  name=f"{sandbox.CgroupLimits.PREFIX}{os.getpid()}-{next(_COUNTER)}")
             where = f"/submission/{notebook}" if self.bwrap else str(inner / notebook)
             outcome = box.run_notebook(where, self.hidden.FUNCTION, self.hidden.KIND)
             if outcome["status"] != "ok":
@@ -421,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         if bwrap is None:
             raise SystemExit(sandbox.missing_bwrap_message())
         sandbox.check_bwrap(bwrap)
+        sandbox.CgroupLimits.remove_stale()
 
     hidden_file = hidden_path(args.assignment, args.hidden_dir.resolve())
     hidden = load_hidden(hidden_file)

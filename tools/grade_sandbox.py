@@ -242,7 +242,24 @@ def check_bwrap(bwrap: str) -> None:
 
 
 class CgroupLimits:
-    """A pids and a memory cgroup for one sandbox, where the grader may make them (root, cgroup v1 or v2)."""
+    """A pids and a memory cgroup for one sandbox, where the grader may make them (root, cgroup v1 or v2).
+
+    Named ``onlinelib-grade-<grader pid>-<n>``; ``remove_stale`` clears those of graders that died.
+    """
+
+    PREFIX = "onlinelib-grade-"
+
+    @classmethod
+    def remove_stale(cls) -> None:
+        """Kill what is left in, and remove, the cgroups of graders that are no longer running (e.g. killed)."""
+        for path in Path("/sys/fs/cgroup").glob(f"**/{cls.PREFIX}*"):
+            pid = path.name[len(cls.PREFIX):].split("-")[0]
+            if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+                continue
+            stale = cls.__new__(cls)
+            stale.dirs = [path]
+            stale.kill_all()
+            stale.remove()
 
     def __init__(self, name: str, processes: int, memory_bytes: int):
         self.dirs: list[Path] = []
