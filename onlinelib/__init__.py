@@ -21,6 +21,7 @@ from .bounds import (
     randomized_halving_recurrence,
     winnow1_bound,
     winnow2_bound,
+    winnow2_margin_bound,
 )
 from .concepts import ConceptClass, all_concepts, monotone_disjunctions, singletons, thresholds
 from .directed_drift import DirectedDrift, DirectedDriftChain, DriftRun
@@ -167,6 +168,7 @@ __all__ = [
     "winnow1_promotion_adversary",
     "Winnow2",
     "winnow2_bound",
+    "winnow2_margin_bound",
     "wma_adversary",
     "wma_bound",
     "wma_bound_standard",

@@ -4,7 +4,8 @@ Chapter 1: the trivial bounds on Opt(C), Halving's ``floor(lg |C|)``, Randomized
 Halving's H_r - 1 (both in closed form and as the solution of the lecture's
 recurrence), and the Littlestone dimension. Chapters 2-4: Novikoff's bound for
 the Perceptron, Winnow1's, Littlestone's Winnow(alpha, theta) bound, the notes'
-alpha = 2 bound, and the Elimination bound.
+alpha = 2 bound, Winnow's bound for threshold targets with a margin, and the
+Elimination bound.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ __all__ = [
     "winnow1_bound",
     "winnow2_bound",
     "notes_winnow_bound",
+    "winnow2_margin_bound",
     "elimination_bound",
     "wma_bound",
     "wma_bound_standard",
@@ -154,6 +156,44 @@ def notes_winnow_bound(n_features: int, n_relevant: int) -> float:
     n = check_int(n_features, "n_features", low=1)
     k = check_int(n_relevant, "n_relevant", low=0)
     return 2 + 3 * k * (np.log2(n) + 1)
+
+
+def winnow2_margin_bound(
+    n_features: int,
+    u_l1: float,
+    delta: float,
+    alpha: float,
+    theta: float,
+    *,
+    promotions: bool = False,
+) -> float:
+    """Winnow(alpha, theta) on a threshold target with a margin (chapter 4, Theorem thm-wn-margin).
+
+    The target is given by weights u >= 0 with ``u_l1`` = sum(u): every positive
+    example has u.x >= 1 and every negative one u.x <= 1 - ``delta``. With
+    A = alpha N / ((alpha - 1) theta) and c = 1 - alpha (1 - delta) > 0, Winnow makes
+    at most P = (u_l1 log_alpha(alpha theta) + (1 - delta) A) / c promotions (returned
+    with ``promotions=True``) and at most A + (1 + alpha) P mistakes. It needs
+    1 < alpha < 1 / (1 - delta) (any alpha > 1 when delta = 1) and theta >= 1 / alpha.
+    For a disjunction (u = indicator of the k relevant variables, delta = 1) this is
+    Littlestone's bound, ``winnow2_bound``.
+    """
+    n = check_int(n_features, "n_features", low=1)
+    u_l1 = check_real(u_l1, "u_l1", 0.0)
+    delta = check_real(delta, "delta", 0.0)
+    if delta > 1:
+        raise ValueError(f"delta must be a margin in (0, 1] (u.x >= 0 on 0/1 examples), got {delta!r}")
+    alpha = check_real(alpha, "alpha", 1.0)
+    contraction = 1 - alpha * (1 - delta)
+    if contraction <= 0:
+        raise ValueError(f"alpha must be below 1 / (1 - delta) = {1 / (1 - delta):.6g} "
+                         f"for delta = {delta!r}, got {alpha!r}")
+    theta = check_real(theta, "theta", 0.0)
+    if alpha * theta < 1:
+        raise ValueError(f"theta must be at least 1 / alpha = {1 / alpha:.6g}, got {theta!r}")
+    a = alpha * n / ((alpha - 1) * theta)
+    most_promotions = (u_l1 * math.log(alpha * theta) / math.log(alpha) + (1 - delta) * a) / contraction
+    return most_promotions if promotions else a + (1 + alpha) * most_promotions
 
 
 def elimination_bound(n_features: int, n_literals: int, monotone: bool = False) -> int:

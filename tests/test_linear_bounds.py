@@ -26,6 +26,7 @@ from onlinelib import (
     winnow1_bound,
     winnow1_promotion_adversary,
     winnow2_bound,
+    winnow2_margin_bound,
 )
 
 PROPERTY = settings(max_examples=120, deadline=None, database=None)
@@ -66,6 +67,22 @@ def test_winnow2_bound_values():
     assert math.isclose(winnow2_bound(9, 1, 3, 9), 13.5, rel_tol=REL)  # 1.5 + 4 * 3
     assert math.isclose(winnow2_bound(100, 2, 1.1, 100), 11 + 2 * 2.1 * (1 + math.log(100) / math.log(1.1)),
                         rel_tol=REL)
+
+
+def test_winnow2_margin_bound_values():
+    # A = alpha N / ((alpha - 1) theta), c = 1 - alpha (1 - delta), P = (|u|_1 log_alpha(alpha theta) + (1 - delta) A) / c
+    a, c = 1.5 * 4 / (0.5 * 4), 1 - 1.5 * 0.5          # 3 and 1/4
+    most = (math.log(6) / math.log(1.5) + 0.5 * a) / c
+    assert math.isclose(winnow2_margin_bound(4, 1, 0.5, 1.5, 4, promotions=True), most, rel_tol=REL)
+    assert math.isclose(winnow2_margin_bound(4, 1, 0.5, 1.5, 4), a + 2.5 * most, rel_tol=REL)
+    # a disjunction (u = indicator of k variables, delta = 1) gives Littlestone's bound
+    for n, k, alpha, theta in ((16, 2, 2.0, 16.0), (100, 3, 1.1, 7.0), (9, 1, 3.0, 9.0), (5, 2, 2.0, 0.5)):
+        assert math.isclose(winnow2_margin_bound(n, k, 1.0, alpha, theta),
+                            alpha / (alpha - 1) * n / theta + k * (alpha + 1) * (1 + math.log(theta) / math.log(alpha)),
+                            rel_tol=REL)
+    # the bound grows as the margin shrinks
+    values = [winnow2_margin_bound(64, 2, d, 1 + d / 2, 64) for d in (1.0, 0.5, 0.25, 0.1)]
+    assert values == sorted(values)
 
 
 def test_notes_winnow_bound_values_and_equal_to_alpha_2_theta_n():
@@ -126,6 +143,15 @@ def test_winnow1_adversary_meets_lemma_3_and_stays_below_the_bound():
     (lambda: winnow2_bound(4, 1, 2.0, None), TypeError, "theta"),
     (lambda: winnow2_bound(0, 1, 2.0, 4), ValueError, "n_features"),
     (lambda: winnow2_bound(4, -2, 2.0, 4), ValueError, "n_relevant"),
+    (lambda: winnow2_margin_bound(4, 1, 0.5, 2.0, 4), ValueError, "alpha must be below 1 / \\(1 - delta\\) = 2"),
+    (lambda: winnow2_margin_bound(4, 1, 0.5, 1.0, 4), ValueError, "alpha"),
+    (lambda: winnow2_margin_bound(4, 1, 0.0, 1.5, 4), ValueError, "delta"),
+    (lambda: winnow2_margin_bound(4, 1, 1.5, 1.5, 4), ValueError, "delta must be a margin in \\(0, 1\\]"),
+    (lambda: winnow2_margin_bound(4, 1, np.nan, 1.5, 4), ValueError, "delta"),
+    (lambda: winnow2_margin_bound(4, 0, 0.5, 1.5, 4), ValueError, "u_l1"),
+    (lambda: winnow2_margin_bound(4, "1", 0.5, 1.5, 4), TypeError, "u_l1"),
+    (lambda: winnow2_margin_bound(4, 1, 0.5, 1.5, 0.5), ValueError, "theta must be at least 1 / alpha"),
+    (lambda: winnow2_margin_bound(0, 1, 0.5, 1.5, 4), ValueError, "n_features"),
     (lambda: notes_winnow_bound(0, 1), ValueError, "n_features"),
     (lambda: notes_winnow_bound(4, -1), ValueError, "n_relevant"),
     (lambda: notes_winnow_bound(4, 1.0), TypeError, "n_relevant"),
@@ -226,6 +252,47 @@ def test_winnow2_bound(data, alpha, theta, tie_positive):
     assert w.weights.max() <= max(1.0, alpha * w.theta) * (1 + REL)
     # the proof's m+ <= k (1 + log_alpha theta)
     assert w.promotions <= k * (1 + math.log(w.theta) / math.log(alpha)) * (1 + REL) + REL
+
+
+@st.composite
+def threshold_data(draw, max_n=12, max_t=80):
+    """A Boolean stream labelled by a nonnegative threshold target with a margin.
+
+    Either an r-of-k function (u = indicator / r, delta = 1/r) or random weights u >= 0
+    with rows inside the margin band (1 - delta < u.x < 1) dropped.
+    """
+    n = draw(st.integers(1, max_n))
+    T = draw(st.integers(1, max_t))
+    X = draw(hnp.arrays(np.uint8, (T, n), elements=st.integers(0, 1)))
+    if draw(st.booleans()):
+        k = draw(st.integers(1, n))
+        r = draw(st.integers(1, k))
+        u = np.zeros(n)
+        u[np.array(draw(st.permutations(range(n)))[:k], dtype=int)] = 1 / r
+        delta = 1 / r
+    else:
+        u = np.array(draw(st.lists(st.sampled_from([0.0, 0.125, 0.25, 0.5, 1.0]), min_size=n, max_size=n)))
+        assume(u.sum() > 0)
+        delta = draw(st.sampled_from([0.125, 0.25, 0.5, 1.0]))
+        score = X @ u
+        X = X[(score >= 1) | (score <= 1 - delta)]
+        assume(len(X) > 0)
+    y = np.where(X @ u >= 1, 1, -1).astype(np.int8)
+    return n, u, delta, X, y
+
+
+@PROPERTY
+@given(threshold_data(), st.floats(0.01, 0.99), st.sampled_from([0.5, 1.0, 2.0, 4.0, 16.0]), st.booleans())
+def test_winnow2_margin_bound(data, alpha_share, theta, tie_positive):
+    # alpha anywhere in (1, 1/(1 - delta)), or in (1, 5) when delta = 1
+    n, u, delta, X, y = data
+    top = 5.0 if delta == 1 else 1 / (1 - delta)
+    alpha = 1 + alpha_share * (top - 1)
+    assume(alpha * theta >= 1)
+    w = Winnow2(n, alpha=alpha, theta=theta, positive_at_threshold=tie_positive)
+    trace = run(w, X, y)
+    assert w.promotions <= winnow2_margin_bound(n, u.sum(), delta, alpha, theta, promotions=True) * (1 + REL)
+    assert trace.n_mistakes <= winnow2_margin_bound(n, u.sum(), delta, alpha, theta) * (1 + REL)
 
 
 @PROPERTY
