@@ -3,10 +3,11 @@
 #   make book   build the book into _build/html
 #   make test   run every test: the onlinelib unit tests and every chapter under nbval
 #   make student  build the student edition (no solutions) into _build/student/_build/html
+#   make pdf    print the built book into _build/html/online-learning.pdf (needs Chromium)
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: book test student clean
+.PHONY: book test student pdf clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +23,9 @@ test: $(VENV)/.installed
 
 student: $(VENV)/.installed
 	$(VENV)/bin/python tools/student_edition.py
+
+pdf: book
+	$(VENV)/bin/python tools/pdf_edition.py
 
 clean:
 	rm -rf _build

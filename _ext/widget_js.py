@@ -75,22 +75,34 @@ def fetch_tarball(cache: Path | None = None) -> Path:
     sphinx.errors.ExtensionError
         If the registry cannot be reached, or what it sends does not match ``INTEGRITY``.
     """
+    return fetch_npm_tarball(TARBALL_URL, INTEGRITY, cache, "widget_js", "The pages' widgets need the HTML manager")
+
+
+def fetch_npm_tarball(url: str, integrity: str, cache: Path | None, who: str, why: str) -> Path:
+    """A pinned npm tarball (``url`` with the registry's sha512 ``integrity``), cached.
+
+    Shared by the widget manager (this extension) and axe-core (tools/browser_check.py).
+    ``who`` and ``why`` begin the error messages.
+
+    Raises
+    ------
+    sphinx.errors.ExtensionError
+        If the registry cannot be reached, or what it sends does not match ``integrity``.
+    """
     cache = _cache_dir() if cache is None else cache
-    path = cache / TARBALL_NAME
-    if path.is_file() and _sri(path.read_bytes()) == INTEGRITY:
+    path = cache / url.rsplit("/", 1)[-1]
+    if path.is_file() and _sri(path.read_bytes()) == integrity:
         return path
     try:
-        with urllib.request.urlopen(TARBALL_URL, timeout=60) as response:
+        with urllib.request.urlopen(url, timeout=60) as response:
             data = response.read()
     except OSError as error:
         raise ExtensionError(
-            f"widget_js: could not download {TARBALL_URL} ({error}). The pages' widgets need "
-            f"the HTML manager from the npm registry; to build offline, put that file at {path}."
+            f"{who}: could not download {url} ({error}). {why} "
+            f"from the npm registry; to work offline, put that file at {path}."
         ) from error
-    if _sri(data) != INTEGRITY:
-        raise ExtensionError(
-            f"widget_js: {TARBALL_URL} has integrity {_sri(data)}, expected {INTEGRITY}"
-        )
+    if _sri(data) != integrity:
+        raise ExtensionError(f"{who}: {url} has integrity {_sri(data)}, expected {integrity}")
     cache.mkdir(parents=True, exist_ok=True)
     # A private temporary name, then an atomic rename: two builds at once (CI builds both
     # editions together) never see a half-written file.

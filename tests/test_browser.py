@@ -150,3 +150,22 @@ def test_checker_catches_undrawn_widgets(tmp_path):
 
     assert r.widget_views >= 1 and r.widgets_drawn == 0
     assert any("saved widget views not drawn" in f for f in r.failures), r.failures
+
+
+def test_checker_catches_accessibility_violations(tmp_path):
+    """axe-core runs in both themes: an unnamed button and an unlabelled image fail the page."""
+    _need_browser()
+    page = "book/errata.html"
+    html = (HTML / page).read_text(encoding="utf-8")
+    injected = '<button id="nameless"></button><img id="no-alt" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+    html, n = re.subn(r"(<body[^>]*>)", lambda m: m.group(1) + injected, html, count=1)
+    assert n == 1
+    site = _site_with_page(tmp_path, page, html)
+
+    [r] = browser_check.check_site(site, [page], out=None, timeout=30)
+
+    assert set(r.axe_violations) == {"light", "dark"}
+    for theme in ("light", "dark"):
+        ids = {v["id"] for v in r.axe_violations[theme] if v["impact"] in browser_check.AXE_FAILING_IMPACTS}
+        assert {"button-name", "image-alt"} <= ids, (theme, r.axe_violations[theme])
+    assert any(f.startswith("axe (light theme): button-name") for f in r.failures), r.failures

@@ -158,3 +158,17 @@ def test_saved_widgets_are_drawn_by_the_local_widget_manager(page):
 def test_pages_without_widgets_do_not_load_the_widget_manager():
     html = (HTML / "book/intro.html").read_text(encoding="utf-8")
     assert "widgets/embed.js" not in html
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_every_figure_has_alt_text(page):
+    """Each figure says what it shows (myst-nb's ``mystnb.image.alt``), not its file name."""
+    html = (HTML / page).read_text(encoding="utf-8")
+    images = re.findall(r'<img([^>]*)>', html)
+    unlabelled = []
+    for attributes in images:
+        alt = re.search(r'alt="([^"]*)"', attributes)
+        src = re.search(r'src="([^"]*)"', attributes)
+        if not alt or len(alt.group(1)) < 20 or (src and alt.group(1) == src.group(1)):
+            unlabelled.append(src.group(1) if src else attributes[:80])
+    assert not unlabelled, f"{page}: {len(unlabelled)} of {len(images)} images without alt text: {unlabelled[:3]}"

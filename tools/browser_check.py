@@ -22,6 +22,10 @@ image, then asserts that
 * no request left the site: every URL the page asked for (DevTools Protocol
   ``Network`` domain) is ``file://`` under the site root, ``data:`` or ``blob:``,
   and no local file failed to load.
+* axe-core finds no "serious" or "critical" accessibility violation (WCAG 2.1 A and
+  AA rules), in the light theme and again in the dark theme. axe-core is the pinned
+  npm release (``AXE_URL``, hash-checked, cached like the widget manager); its
+  source is evaluated in the page, so it needs no server and no network.
 
 External hosts are unreachable in any case (``--host-resolver-rules`` maps every
 host to NOTFOUND and the proxy is a closed local port), so a page that needs the
@@ -29,7 +33,8 @@ network is both caught and shown as it would look offline. Every page opens in a
 fresh browser context (empty localStorage), as a first-time visitor sees it, and
 ``--jobs`` pages are checked at once.
 
-A full-page screenshot of each page is saved as ``<out>/<page>.png``. One line of
+A full-page screenshot of each page is saved as ``<out>/<page>.png``, and one in the
+dark theme as ``<out>/<page>-dark.png``. One line of
 measured facts is printed per page; the exit status is 1 if any page failed, with
 the reasons listed. The browser is driven through the Chrome DevTools Protocol
 over a websocket (``websocket-client``), so no browser-automation package is needed.
@@ -62,6 +67,31 @@ TEX_DELIMITERS = ("\\(", "\\[", "$$")
 VIEWPORT = (1280, 900)
 # Screenshots stop at this height (the longest chapter is about 32,000 px at 1280 px wide).
 MAX_SCREENSHOT_HEIGHT = 60000
+AXE_URL = "https://registry.npmjs.org/axe-core/-/axe-core-4.14.1.tgz"
+AXE_INTEGRITY = ("sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37"
+                 "OgudVGtQ==")
+AXE_FAILING_IMPACTS = ("serious", "critical")
+AXE_RUN_JS = r"""
+axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+                   resultTypes: ["violations"]})
+  .then((r) => r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
+        nodes: v.nodes.length, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" "))})))
+"""
+DARK_THEME_JS = """(() => { document.documentElement.dataset.theme = "dark";
+  document.documentElement.dataset.mode = "dark"; return true; })()"""
+
+
+def axe_source() -> str:
+    """axe.min.js of the pinned axe-core release (from the cache, else from npm)."""
+    import tarfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+    from widget_js import fetch_npm_tarball  # one hash-checked, cached npm download for both
+
+    tarball = fetch_npm_tarball(AXE_URL, AXE_INTEGRITY, None, "browser_check",
+                                "The accessibility check needs axe-core")
+    with tarfile.open(tarball, "r:gz") as archive:
+        return archive.extractfile("package/axe.min.js").read().decode("utf-8")
 
 
 def find_browser(explicit: str | None = None) -> str | None:
@@ -326,6 +356,7 @@ class PageResult:
     external_requests: list = field(default_factory=list)
     failed_requests: list = field(default_factory=list)
     screenshot: str = ""
+    axe_violations: dict = field(default_factory=dict)  # theme -> violations of every impact
     failures: list = field(default_factory=list)
 
     @property
@@ -350,6 +381,10 @@ class PageResult:
         ]
         if self.widget_views:
             parts.append(f"widgets {self.widgets_drawn}/{self.widget_views} drawn ({self.widget_controls} controls)")
+        if self.axe_violations:
+            serious = sum(1 for vs in self.axe_violations.values() for v in vs if v["impact"] in AXE_FAILING_IMPACTS)
+            others = sum(len(vs) for vs in self.axe_violations.values()) - serious
+            parts.append(f"axe {serious} serious/critical, {others} minor ({'+'.join(self.axe_violations)})")
         parts += [
             f"console errors {len(self.console_errors)}",
             f"requests {len(self.requests)} ({len(self.external_requests)} external)",
@@ -372,7 +407,8 @@ def _allowed(url: str, root_uri: str) -> bool:
     return False
 
 
-def check_page(browser: Browser, site: Path, page: str, out: Path | None, timeout: float) -> PageResult:
+def check_page(browser: Browser, site: Path, page: str, out: Path | None, timeout: float,
+               axe: str | None = None) -> PageResult:
     start = time.monotonic()
     root_uri = site.as_uri()
     result = PageResult(page=page, url=f"{root_uri}/{page}")
@@ -468,6 +504,19 @@ def check_page(browser: Browser, site: Path, page: str, out: Path | None, timeou
 
         if out is not None:
             result.screenshot = _screenshot(conn, out / (str(Path(page).with_suffix("")) + ".png"))
+        if axe is not None:
+            conn.call("Runtime.evaluate", {"expression": axe})
+            for theme in ("light", "dark"):
+                if theme == "dark":
+                    conn.call("Runtime.evaluate", {"expression": DARK_THEME_JS})
+                    conn.pump(0.2)
+                    if out is not None:
+                        _screenshot(conn, out / (str(Path(page).with_suffix("")) + "-dark.png"))
+                found = conn.call("Runtime.evaluate", {"expression": AXE_RUN_JS, "awaitPromise": True,
+                                                       "returnByValue": True}, timeout=timeout)
+                if "exceptionDetails" in found:
+                    raise CDPError(f"axe-core failed: {found['exceptionDetails']}")
+                result.axe_violations[theme] = found["result"]["value"]
         conn.pump(0.05)  # late console messages and request failures
     finally:
         conn.close()
@@ -523,6 +572,11 @@ def _judge(r: PageResult, root_uri: str):
         f.append(f"image not loaded: {img['src']}")
     for msg in r.console_errors:
         f.append(f"console error: {msg}")
+    for theme, violations in r.axe_violations.items():
+        for v in violations:
+            if v["impact"] in AXE_FAILING_IMPACTS:
+                f.append(f"axe ({theme} theme): {v['id']} ({v['impact']}) on {v['nodes']} elements: "
+                         f"{v['help']}; e.g. {v['targets']}")
     for url in r.external_requests:
         f.append(f"request left the site: {url}")
     for failed in r.failed_requests:  # (failed external requests are reported above)
@@ -530,11 +584,14 @@ def _judge(r: PageResult, root_uri: str):
             f.append(f"local file failed to load: {failed['url']} ({failed['error']})")
 
 
-def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None = None, jobs: int = 0, log=None):
+def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None = None, jobs: int = 0, log=None,
+               accessibility: bool = True):
     """Check ``pages`` (paths relative to ``site``) in one browser, ``jobs`` tabs at a time.
 
+    With ``accessibility`` (the default) axe-core runs on every page, in both themes.
     Returns a PageResult per page, in the order of ``pages``.
     """
+    axe = axe_source() if accessibility else None
     site = Path(site).absolute()
     out = Path(out).absolute() if out is not None else None
     executable = find_browser(browser)
@@ -545,7 +602,7 @@ def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None
     with Browser(executable) as b:
         def one(page):
             try:
-                r = check_page(b, site, page, out, timeout)
+                r = check_page(b, site, page, out, timeout, axe)
             except (CDPError, TimeoutError, OSError, websocket.WebSocketException) as e:
                 r = PageResult(page=page, url=f"{site.as_uri()}/{page}", failures=[f"browser error: {e}"])
             if log is not None:
@@ -566,6 +623,7 @@ def main(argv=None) -> int:
     parser.add_argument("--browser", help="Chromium executable (default: $CHROMIUM, else chromium on PATH)")
     parser.add_argument("--jobs", type=int, default=0, help="pages checked at once (default: CPUs, at most 4)")
     parser.add_argument("--json", help="also write every page's facts to this JSON file")
+    parser.add_argument("--no-axe", action="store_true", help="skip the axe-core accessibility check")
     args = parser.parse_args(argv)
 
     site = Path(args.site)
@@ -581,7 +639,8 @@ def main(argv=None) -> int:
 
     start = time.monotonic()
     try:
-        results = check_site(site, pages, args.out, args.timeout, args.browser, args.jobs, log=lambda s: print(s, flush=True))
+        results = check_site(site, pages, args.out, args.timeout, args.browser, args.jobs,
+                             log=lambda s: print(s, flush=True), accessibility=not args.no_axe)
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,204 @@
+"""The PDF edition: every page of the built book, printed by headless Chromium, in one file.
+
+Usage (after ``jupyter-book build .``)::
+
+    python tools/pdf_edition.py                  # writes _build/html/online-learning.pdf
+
+Why this route: the HTML build has already executed every chapter, and Chromium prints
+exactly what a reader sees, with MathJax's typesetting, the figures, the widgets' static
+figures and the numbered theorems, in about a minute for the whole book. The LaTeX route
+would execute every chapter again and needs a TeX installation of several hundred MB, and
+several of the book's pieces (MathJax macros, widget figures, sphinx-proof and
+sphinx-exercise boxes) would need LaTeX versions of their own.
+
+Each page of ``_toc.yml`` is opened with no network (``browser_check.Browser``), waits for
+MathJax, fonts and images (``browser_check.SETTLE_JS``), and is printed to A4 with Chromium's
+heading outline. The parts are joined after a cover page with a table of contents, and
+the bookmarks are rebuilt as one tree: a bookmark per page, its headings below it. Folded
+code stays folded, as on the site; code blocks wrap instead of running off the page.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pypdf import PdfReader, PdfWriter
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_check import SETTLE_JS, Browser, find_browser, toc_pages  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK_TITLE = "Online Learning: Mistake Bounds, Proofs and Code"
+A4 = {"paperWidth": 8.27, "paperHeight": 11.69}
+MARGIN_INCHES = 0.6
+# Printed copies wrap long code lines (the site scrolls them) and drop the folded cells'
+# "Show code" toggles, which do nothing on paper.
+PRINT_CSS = """
+@media print {
+  pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
+  details.hide > summary { display: none !important; }
+}
+"""
+ADD_CSS_JS = "(() => { const s = document.createElement('style'); s.textContent = %r;" \
+             " document.head.appendChild(s); return true; })()"
+# The headings a printed page shows, in document order, as plain text: maths as the Unicode
+# text of MathJax's assistive MathML, without the pilcrow links. Chromium's own outline titles
+# come from the rendered glyphs and lose the maths, so the bookmarks take these instead.
+HEADINGS_JS = r"""(() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
+  .filter((h) => getComputedStyle(h).display !== 'none' && h.offsetParent !== null)
+  .map((h) => {
+    const c = h.cloneNode(true);
+    c.querySelectorAll('a.headerlink').forEach((a) => a.remove());
+    c.querySelectorAll('mjx-container').forEach((m) => {
+      const mml = m.querySelector('mjx-assistive-mml');
+      m.replaceWith(document.createTextNode(mml ? mml.textContent : ''));
+    });
+    return c.textContent.replace(/\s+/g, ' ').trim();
+  }))()"""
+
+
+def print_page(browser: Browser, url: str, timeout: float) -> tuple[bytes, str, list[str]]:
+    """The page at ``url`` as PDF bytes, its title (the part before " — ") and its printed headings."""
+    context, target, conn = browser.open_page()
+    try:
+        for domain in ("Page", "Runtime"):
+            conn.call(f"{domain}.enable")
+        nav = conn.call("Page.navigate", {"url": url}, timeout=timeout)
+        if nav.get("errorText"):
+            raise RuntimeError(f"{url} did not load: {nav['errorText']}")
+        settled = conn.call("Runtime.evaluate", {"expression": f"{SETTLE_JS}({int(timeout * 1000)})",
+                                                 "awaitPromise": True, "returnByValue": True},
+                            timeout=timeout + 10)["result"].get("value") or {}
+        if settled.get("mathjax") not in ("typeset", "absent"):
+            raise RuntimeError(f"{url}: MathJax did not finish ({settled.get('mathjax')})")
+        conn.call("Runtime.evaluate", {"expression": ADD_CSS_JS % PRINT_CSS})
+        title = conn.call("Runtime.evaluate", {"expression": "document.title",
+                                               "returnByValue": True})["result"]["value"]
+        conn.call("Emulation.setEmulatedMedia", {"media": "print"})
+        headings = conn.call("Runtime.evaluate", {"expression": HEADINGS_JS,
+                                                  "returnByValue": True})["result"]["value"]
+        pdf = conn.call("Page.printToPDF", {
+            **A4, "marginTop": MARGIN_INCHES, "marginBottom": MARGIN_INCHES,
+            "marginLeft": MARGIN_INCHES, "marginRight": MARGIN_INCHES,
+            "printBackground": True, "generateDocumentOutline": True, "generateTaggedPDF": True,
+            "displayHeaderFooter": True, "headerTemplate": "<span></span>",
+            "footerTemplate": '<div style="font-size:7px;width:100%;text-align:center;color:#555">'
+                              '<span class="title"></span></div>',
+        }, timeout=timeout * 2)
+        return base64.b64decode(pdf["data"]), title.split(" — ")[0].strip(), headings
+    finally:
+        browser.close_page(context, target)
+
+
+def cover_html(parts: list[tuple[str, int]], revision: str) -> str:
+    rows = "\n".join(f"<tr><td>{html.escape(title)}</td><td>{page}</td></tr>" for title, page in parts)
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{BOOK_TITLE}</title>
+<style>body {{ font-family: sans-serif; margin: 3em 2em; }} h1 {{ font-size: 2.2em; margin-top: 4em; }}
+table {{ width: 100%; border-collapse: collapse; margin-top: 2em; }}
+td {{ padding: .35em 0; border-bottom: 1px dotted #bbb; }} td:last-child {{ text-align: right; }}
+.meta {{ color: #555; }}</style></head><body>
+<h1>{BOOK_TITLE}</h1>
+<p class="meta">PDF edition, printed from the HTML book ({html.escape(revision)}).</p>
+<div style="page-break-before: always"></div>
+<h2>Contents</h2><table>{rows}</table></body></html>"""
+
+
+def flatten(items) -> list:
+    """The bookmarks of a PDF outline in document order (depth first)."""
+    return [leaf for item in items for leaf in (flatten(item) if isinstance(item, list) else [item])]
+
+
+def copy_outline(writer: PdfWriter, reader: PdfReader, items, titles: dict, offset: int, parent) -> None:
+    """Re-create ``reader``'s bookmarks under ``parent``, titled from ``titles`` (id of item -> text),
+    with page numbers shifted by ``offset``; the in-page "Contents" box gets none."""
+    last = parent
+    for item in items:
+        if isinstance(item, list):
+            copy_outline(writer, reader, item, titles, offset, last)
+        elif titles[id(item)] != "Contents":
+            last = writer.add_outline_item(title=titles[id(item)],
+                                           page_number=reader.get_destination_page_number(item) + offset,
+                                           parent=parent)
+
+
+def revision() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        return f"revision {out}"
+    except (OSError, subprocess.CalledProcessError):
+        return "no git revision"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
+    parser.add_argument("--toc", type=Path, default=ROOT / "_toc.yml")
+    parser.add_argument("--out", type=Path, default=None, help="default: <site>/online-learning.pdf")
+    parser.add_argument("--timeout", type=float, default=90.0)
+    parser.add_argument("--browser", default=None)
+    args = parser.parse_args(argv)
+    out = args.out or args.site / "online-learning.pdf"
+    executable = find_browser(args.browser)
+    if executable is None:
+        print("no Chromium found: install it (apt-get install chromium) or set $CHROMIUM", file=sys.stderr)
+        return 2
+    pages = [p for p in toc_pages(args.toc) if p != "index.html"]
+    start = time.monotonic()
+    printed = []
+    with Browser(executable, timeout=args.timeout) as browser:
+        for page in pages:
+            path = args.site / page
+            if not path.exists():
+                print(f"missing page {path}: build the book first", file=sys.stderr)
+                return 2
+            data, title, headings = print_page(browser, path.as_uri(), args.timeout)
+            reader = PdfReader(io.BytesIO(data))
+            outline = reader.outline   # a new list on every access: keep this one
+            marks = flatten(outline)
+            if len(marks) != len(headings):
+                raise RuntimeError(f"{page}: {len(marks)} bookmarks for {len(headings)} printed headings")
+            printed.append((page, title, reader, outline, {id(m): h for m, h in zip(marks, headings)}))
+            print(f"printed {page}: {len(reader.pages)} pages", flush=True)
+        # The cover's contents need the parts' first pages, and those depend on the cover's
+        # length: two pages (title, contents) as long as the contents fit on one page.
+        cover_pages = 2
+        for _ in range(3):
+            first, parts = cover_pages, []
+            for _, title, reader, _, _ in printed:
+                parts.append((title, first + 1))
+                first += len(reader.pages)
+            with tempfile.TemporaryDirectory() as tmp:
+                cover = Path(tmp) / "cover.html"
+                cover.write_text(cover_html(parts, revision()), encoding="utf-8")
+                cover_reader = PdfReader(io.BytesIO(print_page(browser, cover.as_uri(), args.timeout)[0]))
+            if len(cover_reader.pages) == cover_pages:
+                break
+            cover_pages = len(cover_reader.pages)
+    writer = PdfWriter()
+    writer.append(cover_reader, import_outline=False)
+    for (page, title, reader, top, titles), (_, first) in zip(printed, parts):
+        writer.append(reader, import_outline=False)
+        mark = writer.add_outline_item(title=title, page_number=first - 1)
+        # Chromium's outline has the page's h1 as its one top item; its children are the sections.
+        children = top[1] if len(top) == 2 and isinstance(top[1], list) else top
+        copy_outline(writer, reader, children, titles, first - 1, mark)
+    writer.add_metadata({"/Title": BOOK_TITLE})
+    writer.page_mode = "/UseOutlines"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "wb") as f:
+        writer.write(f)
+    print(f"{out}: {len(writer.pages)} pages from {len(printed)} pages of the site "
+          f"in {time.monotonic() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
