@@ -26,6 +26,11 @@
         summary.setAttribute("aria-label", section ? `Show or hide the pages of ${section}` : "Show or hide");
       }
     });
+    // aria-required-children: docutils marks the bibliography's citation list role="list" but its
+    // entries role="doc-biblioentry", which a list may not hold; make them its list items.
+    root.querySelectorAll('.citation-list[role="list"] > [role="doc-biblioentry"]').forEach((entry) => {
+      entry.setAttribute("role", "listitem");
+    });
     // aria-input-field-name: the widgets' slider handles (noUiSlider) have no name; use the
     // slider's description label.
     root.querySelectorAll('.noUi-handle[role="slider"]').forEach((handle) => {
