@@ -3,9 +3,11 @@
 Skipped when the PDF has not been made (a plain ``pytest`` on a fresh clone) or when
 poppler's ``pdftotext`` is missing; .ci/run installs poppler-utils and runs this file.
 """
+import functools
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,12 +23,13 @@ pytestmark = [
 ]
 
 
+sys.path.insert(0, str(ROOT / "tools"))
+from book_toc import toc_entries  # noqa: E402
+
+
+@functools.cache
 def chapter_titles():
     """The first heading of every page in _toc.yml: what the PDF must contain."""
-    sys_path = str(ROOT / "tools")
-    import sys
-    sys.path.insert(0, sys_path)
-    from book_toc import toc_entries
     titles = []
     for entry in toc_entries(yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))):
         source = ROOT / f"{entry}.md"

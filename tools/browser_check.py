@@ -48,6 +48,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
@@ -84,8 +85,6 @@ DARK_THEME_JS = """(() => { document.documentElement.dataset.theme = "dark";
 
 def axe_source() -> str:
     """axe.min.js of the pinned axe-core release (from the cache, else from npm)."""
-    import tarfile
-
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
     from widget_js import fetch_npm_tarball  # one hash-checked, cached npm download for both
 
