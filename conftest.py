@@ -27,13 +27,18 @@ def _is_myst_notebook(path) -> bool:
     return end != -1 and any(line.startswith(_NOTEBOOK_KEYS) for line in text[3:end].splitlines())
 
 
+def read_notebook(fp, as_version=4):
+    """The notebook nbval runs for an open MyST file (tests/test_binder.py compares it with Binder's)."""
+    return jupytext.read(fp, as_version=as_version)
+
+
 class MystNotebookFile(nbval.plugin.IPyNbFile):
     """nbval's collector, reading the notebook with jupytext instead of nbformat."""
 
     def collect(self):
         # IPyNbFile.collect calls nbformat.read(path, as_version=4); swap in
         # jupytext's reader for that call only.
-        reader = SimpleNamespace(read=lambda fp, as_version=4: jupytext.read(fp, as_version=as_version))
+        reader = SimpleNamespace(read=read_notebook)
         with mock.patch.object(nbval.plugin, "nbformat", reader):
             yield from super().collect()
 

@@ -3,10 +3,11 @@
 For each page of _toc.yml (and index.html), tools/browser_check.py asserts that
 MathJax typeset the maths and left no raw TeX, every image loaded, every saved widget
 was drawn by the widget manager served from the site, nothing was logged as an error,
-and no request left the site; it saves a full-page screenshot
-under _build/screenshots/. Skipped when the book has not been built or no Chromium
-is installed (set BROWSER_CHECK_REQUIRED=1 to fail instead); .ci/run builds the
-book and then runs this file.
+and no request left the site, and that axe-core finds no serious or critical
+accessibility violation in the light or the dark theme; it saves a full-page screenshot
+under _build/screenshots/ (and a dark one of each page with a figure or a widget).
+Skipped when the book has not been built or no Chromium is installed (set
+BROWSER_CHECK_REQUIRED=1 to fail instead); .ci/run builds the book and then runs this file.
 """
 import importlib.util
 import os
@@ -57,6 +58,9 @@ def test_page_in_browser(results, page):
     r = results[page]
     assert r.ok, f"{r.line()}\n  - " + "\n  - ".join(r.failures)
     assert Path(r.screenshot).stat().st_size > 0
+    # a dark-theme screenshot exactly where there is a figure or a widget to look at
+    dark = Path(r.screenshot).with_name(Path(r.screenshot).stem + "-dark.png")
+    assert dark.exists() == bool(r.images or r.widget_views), (page, dark)
 
 
 def _has_explorer(page: str) -> bool:

@@ -33,8 +33,8 @@ network is both caught and shown as it would look offline. Every page opens in a
 fresh browser context (empty localStorage), as a first-time visitor sees it, and
 ``--jobs`` pages are checked at once.
 
-A full-page screenshot of each page is saved as ``<out>/<page>.png``, and one in the
-dark theme as ``<out>/<page>-dark.png``. One line of
+A full-page screenshot of each page is saved as ``<out>/<page>.png``, and, on pages
+with a figure or a widget, one in the dark theme as ``<out>/<page>-dark.png``. One line of
 measured facts is printed per page; the exit status is 1 if any page failed, with
 the reasons listed. The browser is driven through the Chrome DevTools Protocol
 over a websocket (``websocket-client``), so no browser-automation package is needed.
@@ -510,7 +510,8 @@ def check_page(browser: Browser, site: Path, page: str, out: Path | None, timeou
                 if theme == "dark":
                     conn.call("Runtime.evaluate", {"expression": DARK_THEME_JS})
                     conn.pump(0.2)
-                    if out is not None:
+                    # a dark screenshot where there is something to see in it: a figure or a widget
+                    if out is not None and (result.images or result.widget_views):
                         _screenshot(conn, out / (str(Path(page).with_suffix("")) + "-dark.png"))
                 found = conn.call("Runtime.evaluate", {"expression": AXE_RUN_JS, "awaitPromise": True,
                                                        "returnByValue": True}, timeout=timeout)
@@ -540,6 +541,7 @@ def _screenshot(conn: Connection, path: Path) -> str:
         {
             "format": "png",
             "captureBeyondViewport": True,
+            "optimizeForSpeed": True,  # faster PNG encoding, about 20% larger files
             "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
         },
         timeout=120,
