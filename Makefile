@@ -4,10 +4,11 @@
 #   make test   run every test: the onlinelib unit tests and every chapter under nbval
 #   make student  build the student edition (no solutions) into _build/student/_build/html
 #   make pdf    print the built book into _build/html/online-learning.pdf (needs Chromium)
+#   make checks build both editions and the PDF, then run the checks that need them
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: book test student pdf clean
+.PHONY: book test student pdf checks clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -15,17 +16,32 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(VENV)/bin/pip install --quiet -r requirements.txt
 	touch $@
 
+# Sphinx re-reads (and so re-executes) only the pages whose source changed, but every chapter's
+# outputs also depend on the library: after a change in onlinelib/, _ext/ or the requirements
+# (newer than the last successful build) the saved doctrees go, and every chapter runs again.
+LIBRARY_SOURCES = onlinelib _ext requirements.txt pyproject.toml
 book: $(VENV)/.installed
+	@if [ ! -f _build/.library-stamp ]; then rm -rf _build/.doctrees; \
+	elif [ -n "$$(find $(LIBRARY_SOURCES) -newer _build/.library-stamp ! -name '*.pyc' -print -quit)" ]; then \
+		echo "make book: onlinelib, _ext or the requirements changed since the last build: every chapter runs again"; \
+		rm -rf _build/.doctrees; fi
 	$(VENV)/bin/jupyter-book build .
+	touch _build/.library-stamp
 
+# Two workers (pytest-xdist), each test file, so each chapter's cells, kept on one of them.
 test: $(VENV)/.installed
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n 2 --dist loadfile
 
 student: $(VENV)/.installed
 	$(VENV)/bin/python tools/student_edition.py
 
 pdf: book
 	$(VENV)/bin/python tools/pdf_edition.py
+
+# The tests of the built site that `make test` skips until the builds exist (CI runs them too).
+checks: book student pdf
+	BROWSER_CHECK_REQUIRED=1 $(VENV)/bin/pytest tests/test_build.py tests/test_browser.py tests/test_pdf.py \
+		tests/test_student_edition.py
 
 clean:
 	rm -rf _build

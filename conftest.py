@@ -43,6 +43,13 @@ class MystNotebookFile(nbval.plugin.IPyNbFile):
             yield from super().collect()
 
 
+def pytest_ignore_collect(collection_path, config):
+    """A notebook copy of a MyST chapter (``x.ipynb`` beside ``x.md``) is not run a second time."""
+    if collection_path.suffix == ".ipynb" and collection_path.with_suffix(".md").is_file():
+        return True
+    return None
+
+
 def pytest_collect_file(file_path, parent):
     option = parent.config.option
     if (option.nbval or option.nbval_lax) and file_path.suffix == ".md" and _is_myst_notebook(file_path):

@@ -12,6 +12,11 @@ page was rendered from) is copied to ``_sources/`` and offered in the page's dow
 next to the ``.md`` source. sphinx-book-theme does this only when launch buttons are on;
 here it is done for every chapter. The student edition is built from stripped sources, so
 its notebooks have no solutions.
+
+**Stray copies.** A ``book/x.ipynb`` beside ``book/x.md`` (say from ``jupytext --to ipynb``)
+would take the chapter's place in the build and in its Binder link, since both are the
+document ``book/x``. The ``.md`` is the source, so the build stops with an error naming the
+copy (and conftest.py does not run it as a second copy of the chapter's tests).
 """
 from __future__ import annotations
 
@@ -66,7 +71,24 @@ def _offer_notebook(app, pagename, templatename, context, doctree):
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
+def notebook_copies(srcdir: Path) -> list[str]:
+    """Every ``.ipynb`` under ``srcdir`` with a ``.md`` of the same name beside it (relative paths)."""
+    srcdir = Path(srcdir)
+    return sorted(str(p.relative_to(srcdir)) for p in srcdir.rglob("*.ipynb")
+                  if p.with_suffix(".md").is_file() and "_build" not in p.relative_to(srcdir).parts)
+
+
+def _refuse_notebook_copies(app, config):
+    copies = notebook_copies(app.srcdir)
+    if copies:
+        raise ExtensionError(
+            f"{', '.join(copies)}: a notebook copy of the .md chapter beside it (from jupytext --to ipynb?). "
+            "It would replace the chapter in the build and in its launch buttons; the .md is the source, "
+            "so delete the copy (or keep it outside book/).")
+
+
 def setup(app):
+    app.connect("config-inited", _refuse_notebook_copies)
     app.connect("config-inited", _configure_buttons)
     # Before sphinx-book-theme (priority 501) builds the download menu from the context.
     app.connect("html-page-context", _offer_notebook, priority=500)

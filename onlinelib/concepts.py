@@ -60,8 +60,14 @@ class ConceptClass:
         if arr.shape[1] == 0:
             raise ValueError("table must have at least one instance (column), got 0")
         if arr.dtype != bool:
-            if not np.issubdtype(arr.dtype, np.number) or not np.isin(arr, (0, 1)).all():
-                raise ValueError("table must hold Boolean entries (True/False or 0/1)")
+            if not np.issubdtype(arr.dtype, np.number):
+                raise ValueError(f"table must hold Boolean entries (True/False or 0/1), got dtype {arr.dtype}")
+            bad = ~np.isin(arr, (0, 1))
+            if bad.any():
+                i, j = np.argwhere(bad)[0]
+                hint = " (a ±1 labelling? use table == 1)" if np.isin(arr, (-1, 1)).all() else ""
+                raise ValueError(f"table must hold Boolean entries (True/False or 0/1), got {arr[i, j].item()!r} "
+                                 f"at concept {i}, instance {j}{hint}")
             arr = arr.astype(bool)
         # Stored instance-major so that the column of one instance, the thing a
         # learner reads every round, is a contiguous row.

@@ -315,6 +315,9 @@ def run(
     if callable(prepare):
         X = prepare(X)
     X, y = check_stream(X, y)
+    if observe is not None and not isinstance(observe, Mapping):
+        raise TypeError("observe must be a mapping of names to callables taking the learner, e.g. "
+                        f"observe={{'size': lambda L: L.size}}, got {type(observe).__name__}")
     observe = dict(observe or {})
     for name, fn in observe.items():
         if not callable(fn):

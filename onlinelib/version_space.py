@@ -35,7 +35,9 @@ REDRAW_VARIANTS = ("on_elimination", "every_round")
 
 def _check_class(concept_class: Any) -> ConceptClass:
     if not isinstance(concept_class, ConceptClass):
-        raise TypeError(f"concept_class must be an onlinelib.ConceptClass, got {type(concept_class).__name__}")
+        hint = (" (wrap a Boolean table as onlinelib.ConceptClass(table))"
+                if isinstance(concept_class, (np.ndarray, list, tuple)) else "")
+        raise TypeError(f"concept_class must be an onlinelib.ConceptClass, got {type(concept_class).__name__}{hint}")
     return concept_class
 
 

@@ -74,6 +74,16 @@ def test_nbval_runs_the_notebooks_binder_opens():
         "nbval no longer starts the kernel in the notebook's folder"
 
 
+def test_a_notebook_copy_of_a_chapter_is_not_collected(tmp_path):
+    """`jupytext --to ipynb` beside a chapter must not run the chapter's tests twice; a lone .ipynb runs."""
+    ignore = binder_check._book_conftest().pytest_ignore_collect
+    for name in ("chapter.md", "chapter.ipynb", "lone.ipynb"):
+        (tmp_path / name).write_text("{}")
+    assert ignore(tmp_path / "chapter.ipynb", None) is True
+    assert ignore(tmp_path / "lone.ipynb", None) is None
+    assert ignore(tmp_path / "chapter.md", None) is None
+
+
 def test_a_failing_cell_is_named(tmp_path):
     """Planted bug: a tiny chapter whose third cell divides by zero, run in its own folder."""
     (tmp_path / "book").mkdir()
@@ -127,7 +137,7 @@ def test_jupytext_opens_markdown_as_notebooks_here():
 def test_planted_package_mismatches_are_reported():
     requirements = "# a comment\nJinja2==3.1.6\nnumpy==2.4.6\nscipy==1.17.1\npip==1\n-e .\n"
     installed = {"jinja2": ("Jinja2", "3.1.6"), "numpy": ("numpy", "2.0.0"), "Extra_Pkg": ("Extra_Pkg", "0.1"),
-                 "onlinelib": ("onlinelib", "0.1.0"), "setuptools": ("setuptools", "80")}
+                 "onlinelib-book": ("onlinelib-book", "0.1.0"), "setuptools": ("setuptools", "80")}
     assert binder_check.check_packages(requirements, installed) == [
         "mismatch: numpy is pinned at 2.4.6 but 2.0.0 is installed",
         "missing: scipy==1.17.1 is pinned but not installed",

@@ -263,11 +263,11 @@ def test_labels_instance_out_of_range():
         (np.zeros((3, 0)), "table must have at least one instance"),
         ([1, 0, 1], r"table must be 2-D \(n_concepts, n_instances\), got shape \(3,\)"),
         (np.zeros((2, 2, 2)), r"table must be 2-D"),
-        ([[0, 2], [1, 0]], "table must hold Boolean entries"),
-        ([[0, 0.5]], "table must hold Boolean entries"),
-        ([[0, np.nan]], "table must hold Boolean entries"),
-        ([["a", "b"]], "table must hold Boolean entries"),
-        ([[-1, 1]], "table must hold Boolean entries"),
+        ([[0, 2], [1, 0]], r"table must hold Boolean entries \(True/False or 0/1\), got 2 at concept 0, instance 1$"),
+        ([[0, 0.5]], "table must hold Boolean entries .*got 0.5 at concept 0, instance 1"),
+        ([[0, np.nan]], "table must hold Boolean entries .*got nan at concept 0, instance 1"),
+        ([["a", "b"]], r"table must hold Boolean entries \(True/False or 0/1\), got dtype <U1"),
+        ([[1, 1], [-1, 1]], r"got -1 at concept 1, instance 0 \(a ±1 labelling\? use table == 1\)"),
     ],
 )
 def test_conceptclass_rejects_bad_tables(table, match):

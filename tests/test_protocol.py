@@ -135,6 +135,13 @@ def test_run_halving_observe_version_space_size():
     assert tr.n_mistakes == 1
 
 
+@pytest.mark.parametrize("observe", [lambda L: 1, [lambda L: 1], "size"])
+def test_run_rejects_observe_that_is_not_a_mapping(observe):
+    with pytest.raises(TypeError, match=r"observe must be a mapping of names to callables taking the learner, "
+                                        r"e.g. observe=\{'size': lambda L: L.size\}, got "):
+        run(Halving(thresholds(4)), [0, 1], [1, 1], observe=observe)
+
+
 def test_run_without_observe_has_empty_observed():
     tr = run(Echo(), [0], [1])
     assert tr.observed == {}

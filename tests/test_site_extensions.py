@@ -10,6 +10,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 from sphinx.errors import ExtensionError
@@ -152,6 +153,15 @@ def test_a_book_built_with_the_setting_has_binder_thebe_and_download_buttons(tmp
         "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
         "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
         "# A notebook page\n\n```{code-cell} ipython3\nprint(6 * 7)\n```\n")
+    # first with a stale notebook copy beside the chapter (jupytext --to ipynb): refused
+    stray = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1000 + 1)")])
+    nbformat.write(stray, book / "book" / "page.ipynb")
+    assert notebook_links.notebook_copies(book) == ["book/page.ipynb"]
+    refused = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(book)],
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0
+    assert "book/page.ipynb: a notebook copy of the .md chapter beside it" in refused.stdout + refused.stderr
+    (book / "book" / "page.ipynb").unlink()
     done = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(book)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

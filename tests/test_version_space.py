@@ -472,8 +472,11 @@ def test_inconsistent_first_round():
 # =========================================================================== bad input
 @pytest.mark.parametrize("maker", [Halving, SOA, lambda c: RandomizedHalving(c, np.random.default_rng(0))])
 def test_learners_reject_non_class(maker):
-    with pytest.raises(TypeError, match="concept_class must be an onlinelib.ConceptClass"):
+    with pytest.raises(TypeError, match=r"concept_class must be an onlinelib.ConceptClass, got ndarray "
+                                        r"\(wrap a Boolean table as onlinelib.ConceptClass\(table\)\)"):
         maker(np.eye(3, dtype=bool))
+    with pytest.raises(TypeError, match=r"got str$"):
+        maker("thresholds")
 
 
 @pytest.mark.parametrize("kind", ALL_KINDS)

@@ -16,8 +16,8 @@ The check has two parts.
 1. The environment is the one Binder builds (:func:`check_environment`): ``runtime.txt``
    names the running interpreter's ``python-X.Y``; the installed distributions are exactly
    the pins of ``requirements.txt``, in both directions (missing, extra and different
-   versions are all reported; pip, setuptools, wheel and the editable ``onlinelib`` are
-   ignored); jupytext's Jupyter server extension is enabled and its JupyterLab extension is
+   versions are all reported; pip, setuptools, wheel and the editable project itself,
+   ``onlinelib-book`` in pyproject.toml, are ignored); jupytext's Jupyter server extension is enabled and its JupyterLab extension is
    installed; the ``python3`` kernel runs this interpreter.
 2. Every notebook page of ``_toc.yml`` (:func:`chapters`) is opened through jupytext's
    contents manager, built the way the server extension builds it, and executed with
@@ -56,8 +56,19 @@ ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENTS = ROOT / "requirements.txt"
 RUNTIME = ROOT / "runtime.txt"
 TOC = ROOT / "_toc.yml"
+PYPROJECT = ROOT / "pyproject.toml"
+
+
+def _project_name() -> str:
+    """The distribution name of onlinelib, from pyproject.toml (it is not the import name)."""
+    import tomllib
+
+    with open(PYPROJECT, "rb") as handle:
+        return tomllib.load(handle)["project"]["name"]
+
+
 # Installed by venv/pip themselves, or the project (the `-e .` line): not pinned.
-IGNORED_DISTRIBUTIONS = frozenset({"pip", "setuptools", "wheel", "onlinelib"})
+IGNORED_DISTRIBUTIONS = frozenset({"pip", "setuptools", "wheel", _project_name()})
 # jupytext 1.19 installs these: the server extension (enabled by
 # etc/jupyter/jupyter_server_config.d/jupytext.json) and the JupyterLab extension.
 JUPYTEXT_SERVER_EXTENSION = "jupyterlab_jupytext"
