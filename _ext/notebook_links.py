@@ -8,8 +8,9 @@ repository that does not exist. (sphinx-book-theme would otherwise crash on an e
 and jupyter-book's default URL is its own repository.)
 
 **Downloads.** Each chapter's executed notebook (``_build/jupyter_execute``, the one the
-page was rendered from) is copied to ``_sources/`` and offered in the page's download menu
-next to the ``.md`` source. sphinx-book-theme does this only when launch buttons are on;
+page was rendered from) is copied to ``_sources/``, with a first cell that says what a Jupyter
+without MyST shows and what to install (``DOWNLOAD_NOTE``), and offered in the page's download
+menu next to the ``.md`` source. sphinx-book-theme does this only when launch buttons are on;
 here it is done for every chapter. The student edition is built from stripped sources, so
 its notebooks have no solutions.
 
@@ -21,12 +22,21 @@ copy (and conftest.py does not run it as a second copy of the chapter's tests).
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
+
+import nbformat
 
 from sphinx.errors import ExtensionError
 
 SETTING = "repository.url in _config.yml"
+# The first cell of every downloaded notebook: what a Jupyter without MyST shows, and what to install.
+DOWNLOAD_NOTE = """\
+**How to read this notebook.** It is a chapter of *Online Learning: Mistake Bounds, Proofs and Code*,
+written in MyST Markdown. A Jupyter that does not render MyST shows the theorem and proof boxes,
+exercises, citations and cross-references as raw markup (`{prf:theorem}`, `{cite}`, `(label)=`):
+in JupyterLab, `pip install jupyterlab-myst` renders most of them, and the book's website shows the
+chapter fully rendered. Running the cells needs `onlinelib`: in a clone of the book's repository,
+`pip install ".[widgets]"` (not `pip install onlinelib`, an unrelated package on PyPI)."""
 JUPYTER_BOOK_DEFAULT_URL = "https://github.com/executablebooks/jupyter-book"
 _REPOSITORY = re.compile(r"^https://(github\.com|gitlab\.com)/[\w.-]+/[\w.-]+/?$")
 
@@ -67,7 +77,9 @@ def _offer_notebook(app, pagename, templatename, context, doctree):
         return
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(executed, target)
+    nb = nbformat.read(executed, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(DOWNLOAD_NOTE, metadata={"tags": ["download-note"]}))
+    nbformat.write(nb, target)
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 

@@ -6,13 +6,18 @@ from typing import Any
 import matplotlib.pyplot as plt
 import numpy as np
 
-__all__ = ["LEARNER_COLORS", "BOUND_STYLES", "plot_mistake_comparison", "axes_row", "draw_on_demand"]
+__all__ = ["LEARNER_COLORS", "BOUND_LABELS", "BOUND_STYLES", "plot_mistake_comparison", "axes_row", "draw_on_demand"]
 
 LEARNER_COLORS = {
     "Halving": "#1f77b4",
     "SOA": "#2ca02c",
     "Randomized Halving (keep)": "#ff7f0e",
     "Randomized Halving (redraw)": "#d62728",
+}
+BOUND_LABELS = {  # the bounds' keys as typeset in the legend
+    "floor(lg |C|)": r"$\lfloor \lg |C| \rfloor$",
+    "Ldim(C)": r"$\mathrm{Ldim}(C)$",
+    "H_|C| - 1": r"$H_{|C|} - 1$",
 }
 BOUND_STYLES = {
     "floor(lg |C|)": dict(color="black", linestyle="--"),
@@ -37,8 +42,14 @@ def plot_mistake_comparison(result: dict[str, Any], ax: plt.Axes | None = None) 
     ax.bar(positions, values, yerr=errors, color=colors, capsize=4, alpha=0.85)
     for pos, value in zip(positions, values):
         ax.text(pos, value, f"{value:.2f}".rstrip("0").rstrip("."), ha="center", va="bottom", fontsize=9)
+    # Bounds that coincide (Ldim = floor(lg |C|) on thresholds) share one line and one legend entry;
+    # drawn apart, one line would hide the other.
+    coinciding: dict[float, list[str]] = {}
     for label, value in result["bounds"].items():
-        ax.axhline(value, label=f"{label} = {value:.3g}", **BOUND_STYLES.get(label, {}))
+        coinciding.setdefault(value, []).append(label)
+    for value, labels in coinciding.items():
+        typeset = " = ".join(BOUND_LABELS.get(label, label) for label in labels)
+        ax.axhline(value, label=f"{typeset} = {value:.3g}", **BOUND_STYLES.get(labels[0], {}))
     ax.set_xticks(positions, [n.replace("Randomized Halving ", "Randomized Halving\n") for n in names], fontsize=9)
     ax.set_ylabel("mistakes (mean for randomised learners)")
     ax.set_title(f"{result['class']}, |C| = {result['size']}, {result['adversary']} adversary, {result['rounds']}")

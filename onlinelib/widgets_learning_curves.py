@@ -158,17 +158,17 @@ def plot_explore(result: dict[str, Any], ax: Any = None) -> Any:
     ax = axes_row(ax, 1, (6.5, 4.2))[0]
     alpha = np.asarray(result["alpha"], dtype=float)
     eta0, z, p = result["eta0"], result["z"], result["p"]
-    ax.plot(alpha, result["ode"], "-", color="C0", lw=1.5, label="ODE (Eq. 4), N -> infinity")
+    ax.plot(alpha, result["ode"], "-", color="C0", lw=1.5, label=r"ODE (Eq. 4), $N \to \infty$")
     ax.errorbar(alpha, result["mean"], yerr=result["sem"], fmt="o", ms=3, capsize=2, color="C3",
-                label=f"simulation, N = {result['N']} (mean ± 1 SE)")
+                label=f"simulation, $N$ = {result['N']} (mean ± 1 SE)")
     if p > 0:
-        ax.axhline(p, color="black", ls="--", lw=1, label=f"p = {p:g} (eps_g >= p; Eq. 6 needs p = 0)")
+        ax.axhline(p, color="black", ls="--", lw=1, label=f"$p$ = {p:g} ($\\epsilon_g \\geq p$; Eq. 6 needs $p = 0$)")
     elif math.isclose(z, 1.0) and eta0 > 1:
         c = schedule_asymptote(eta0)
-        ax.plot(alpha, c / alpha, ":", color="black", lw=1.5, label=f"Eq. 6: {c:.3g}/alpha")
-    ax.set(xscale="log", yscale="log", xlabel="alpha = t/N", ylabel="generalization error eps_g")
-    ax.set_title(f"eta0 = {eta0:g}, z = {z:g}, N = {result['N']}, p = {p:g}, {result['runs']} runs\n"
-                 f"eta(alpha) = min(eta0 sqrt(2 pi)/alpha^z, eta0 sqrt(2 pi))", fontsize=9)
+        ax.plot(alpha, c / alpha, ":", color="black", lw=1.5, label=f"Eq. 6: {c:.3g}$/\\alpha$")
+    ax.set(xscale="log", yscale="log", xlabel=r"$\alpha = t/N$", ylabel=r"generalization error $\epsilon_g$")
+    ax.set_title(f"$\\eta_0$ = {eta0:g}, $z$ = {z:g}, $N$ = {result['N']}, $p$ = {p:g}, {result['runs']} runs\n"
+                 r"$\eta(\alpha) = \min(\eta_0\sqrt{2\pi}/\alpha^z,\ \eta_0\sqrt{2\pi})$", fontsize=9)
     ax.legend(fontsize=8, loc="upper right")
     return ax
 

@@ -134,6 +134,17 @@ def test_jupytext_opens_markdown_as_notebooks_here():
     assert binder_check.check_jupyter() == []
 
 
+def test_a_disabled_myst_renderer_is_reported(tmp_path, monkeypatch):
+    """Planted: jupyterlab-myst disabled in a page_config.json on the Jupyter config path."""
+    (tmp_path / "labconfig").mkdir()
+    (tmp_path / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"jupyterlab-myst": True}}))
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path))
+    assert "jupyterlab-myst" in binder_check.disabled_labextensions()
+    assert binder_check.check_jupyter() == [
+        "jupyterlab-myst is installed but disabled (jupyter labextension enable jupyterlab-myst)"]
+
+
 def test_planted_package_mismatches_are_reported():
     requirements = "# a comment\nJinja2==3.1.6\nnumpy==2.4.6\nscipy==1.17.1\npip==1\n-e .\n"
     installed = {"jinja2": ("Jinja2", "3.1.6"), "numpy": ("numpy", "2.0.0"), "Extra_Pkg": ("Extra_Pkg", "0.1"),

@@ -173,3 +173,27 @@ def test_checker_catches_accessibility_violations(tmp_path):
         ids = {v["id"] for v in r.axe_violations[theme] if v["impact"] in browser_check.AXE_FAILING_IMPACTS}
         assert {"button-name", "image-alt"} <= ids, (theme, r.axe_violations[theme])
     assert any(f.startswith("axe (light theme): button-name") for f in r.failures), r.failures
+
+
+NARROW = 400  # px: a phone held upright
+
+
+@pytest.mark.parametrize("page", ["book/api.html", "book/learning_curves.html", "book/status.html", "book/intro.html"])
+def test_a_phone_sees_no_page_wider_than_its_screen(page):
+    """At 400 px nothing widens the page (issue 17: the API page was 775 px wide): wide tables,
+    code and figures scroll inside their own boxes, signatures and long names wrap."""
+    _need_browser()
+    with browser_check.Browser(browser_check.find_browser()) as browser:
+        context, target, conn = browser.open_page()
+        try:
+            conn.call("Page.enable")
+            conn.call("Emulation.setDeviceMetricsOverride",
+                      {"width": NARROW, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+            conn.call("Page.navigate", {"url": (HTML / page).as_uri()})
+            conn.pump(4)
+            width = conn.call("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
+                                                   "returnByValue": True})["result"]["value"]
+        finally:
+            conn.close()
+            browser.close_page(context, target)
+    assert width <= NARROW, f"{page} is {width} px wide on a {NARROW} px screen"

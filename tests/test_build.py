@@ -109,6 +109,8 @@ def test_every_notebook_page_offers_its_executed_ipynb(page):
     nb = nbformat.read(ipynb, as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.kernelspec.name == "python3"
+    # first a note on reading it without a MyST renderer, then the chapter
+    assert nb.cells[0].metadata.tags == ["download-note"] and "jupyterlab-myst" in nb.cells[0].source
     source = jupytext.read(ROOT / f"{page}.md")
     code = [c.source.strip() for c in nb.cells if c.cell_type == "code"]
     assert code == [c.source.strip() for c in source.cells if c.cell_type == "code"], \
@@ -172,3 +174,12 @@ def test_every_figure_has_alt_text(page):
         if not alt or len(alt.group(1)) < 20 or (src and alt.group(1) == src.group(1)):
             unlabelled.append(src.group(1) if src else attributes[:80])
     assert not unlabelled, f"{page}: {len(unlabelled)} of {len(images)} images without alt text: {unlabelled[:3]}"
+
+
+def test_the_status_table_says_passed_in_words():
+    """Every notebook's status in words: an emoji is an empty box without an emoji font (issue 17)."""
+    html = (HTML / "book" / "status.html").read_text(encoding="utf-8")
+    table = html[html.index("<table"):html.index("</table>")]
+    assert "✅" not in table and "❌" not in table
+    rows = table.count("<tr") - 1  # less the header row
+    assert rows >= 15 and len(re.findall(r"<p>passed</p>", table)) == rows, (rows, table[:2000])

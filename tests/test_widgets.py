@@ -134,7 +134,9 @@ def test_plot_mistake_comparison_bars():
     for label, name in zip(labels, LEARNERS):
         assert label in (name, name.replace("Randomized Halving", "Rand. Halving"))
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["floor(lg |C|) = 4", "Ldim(C) = 4", "H_|C| - 1 = 2.38"]
+    # Ldim = floor(lg |C|) = 4 here: one line, one entry (two lines would hide each other)
+    assert legend == [r"$\lfloor \lg |C| \rfloor$ = $\mathrm{Ldim}(C)$ = 4", r"$H_{|C|} - 1$ = 2.38"]
+    assert len([line for line in ax.get_lines() if not line.get_label().startswith("_")]) == 2
     assert "thresholds" in ax.get_title() and "|C| = 16" in ax.get_title()
     top = max(max(heights), max(result["bounds"].values()))
     assert ax.get_ylim()[1] > top

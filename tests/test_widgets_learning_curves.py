@@ -152,15 +152,15 @@ def test_plot_explore_noiseless_with_eq6(default):
     assert len(ax.containers) == 1  # the error bars
     labels = legend_labels(ax)  # the legend lists lines first, then the error bars
     c = lc.schedule_asymptote(2.0)
-    assert len(labels) == 3 and labels[0].startswith("ODE") and labels[2].startswith("simulation, N = 50")
-    assert labels[1] == f"Eq. 6: {c:.3g}/alpha"
+    assert len(labels) == 3 and labels[0].startswith("ODE") and labels[2].startswith("simulation, $N$ = 50")
+    assert labels[1] == f"Eq. 6: {c:.3g}$/\\alpha$"
     asymptote = [line for line in ax.lines if line.get_linestyle() == ":"]
     assert len(asymptote) == 1
     assert np.allclose(asymptote[0].get_ydata(), c / default["alpha"])
     ode = [line for line in ax.lines if line.get_label().startswith("ODE")]
     assert np.array_equal(ode[0].get_ydata(), default["ode"])
     title = ax.get_title()
-    for part in ("eta0 = 2", "z = 1", "N = 50", "p = 0", "64 runs"):
+    for part in ("$\\eta_0$ = 2", "$z$ = 1", "$N$ = 50", "$p$ = 0", "64 runs"):
         assert part in title
 
 
@@ -168,10 +168,10 @@ def test_plot_explore_with_noise_draws_the_level_p_and_not_eq6():
     res = explore_learning_curve(2.0, 1.0, 25, 0.2, runs=4, alpha_max=10)
     ax = plot_explore(res)
     labels = legend_labels(ax)
-    assert len(labels) == 3 and labels[1].startswith("p = 0.2") and not any(lb.startswith("Eq. 6") for lb in labels)
+    assert len(labels) == 3 and labels[1].startswith("$p$ = 0.2") and not any(lb.startswith("Eq. 6") for lb in labels)
     level = [line for line in ax.lines if line.get_linestyle() == "--"]
     assert len(level) == 1 and np.allclose(level[0].get_ydata(), 0.2)
-    assert "p = 0.2" in ax.get_title()
+    assert "$p$ = 0.2" in ax.get_title()
 
 
 @pytest.mark.parametrize("eta0, z", [(1.0, 1.0), (0.5, 1.0), (2.0, 0.5), (2.0, 1.5)])
@@ -191,7 +191,7 @@ def test_plot_explore_on_given_axes_and_bad_axes(default):
 
 def test_plot_static_is_the_default_setting():
     ax = plot_static()
-    assert "eta0 = 2, z = 1, N = 50, p = 0, 64 runs" in ax.get_title()
+    assert "$\\eta_0$ = 2, $z$ = 1, $N$ = 50, $p$ = 0, 64 runs" in ax.get_title()
     assert len(legend_labels(ax)) == 3
     ax = plot_static(runs=3, alpha_max=4)
     assert "3 runs" in ax.get_title()
@@ -224,4 +224,4 @@ def test_explorer_draw_function(capsys):
     assert "eta0 must be" in capsys.readouterr().out and not plt.get_fignums()
     panel.f(eta0=2.0, z=1.0, N=25, p=0.30000000000000004, seed=0)
     assert len(plt.get_fignums()) == 1
-    assert "p = 0.3," in plt.gcf().axes[0].get_title()
+    assert "$p$ = 0.3," in plt.gcf().axes[0].get_title()

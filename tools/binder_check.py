@@ -73,6 +73,8 @@ IGNORED_DISTRIBUTIONS = frozenset({"pip", "setuptools", "wheel", _project_name()
 # etc/jupyter/jupyter_server_config.d/jupytext.json) and the JupyterLab extension.
 JUPYTEXT_SERVER_EXTENSION = "jupyterlab_jupytext"
 JUPYTEXT_LABEXTENSION = "jupyterlab-jupytext"
+# Renders MyST (theorem boxes, admonitions, citations, maths) in the notebook's Markdown cells.
+MYST_LABEXTENSION = "jupyterlab-myst"
 DEFAULT_TIMEOUT = 300  # seconds per cell, as `execute.timeout` in _config.yml
 
 
@@ -197,6 +199,21 @@ def labextension_dir(name: str = JUPYTEXT_LABEXTENSION) -> Path | None:
     return None
 
 
+def disabled_labextensions() -> set[str]:
+    """JupyterLab extensions disabled in any ``labconfig/page_config.json`` on the Jupyter config path."""
+    import json
+
+    from jupyter_core.paths import jupyter_config_path
+
+    disabled = set()
+    for base in jupyter_config_path():
+        page_config = Path(base) / "labconfig" / "page_config.json"
+        if page_config.is_file():
+            entries = json.loads(page_config.read_text(encoding="utf-8")).get("disabledExtensions", {})
+            disabled |= {name for name, off in entries.items() if off}
+    return disabled
+
+
 def check_jupyter() -> list[str]:
     """Problems with the Jupyter side: what makes JupyterLab open a MyST chapter as a notebook.
 
@@ -205,6 +222,8 @@ def check_jupyter() -> list[str]:
       Server reads them; jupytext 1.19 installs
       ``<prefix>/etc/jupyter/jupyter_server_config.d/jupytext.json`` for this;
     * its JupyterLab extension is installed (``<prefix>/share/jupyter/labextensions/jupyterlab-jupytext``);
+    * ``jupyterlab-myst`` is installed and not disabled, so that the chapters' MyST (theorems,
+      admonitions, citations) renders in the notebook instead of showing as raw markup;
     * the ``python3`` kernel runs this interpreter (``python`` in its argv is replaced by
       ``sys.executable`` when a kernel is launched).
     """
@@ -226,6 +245,10 @@ def check_jupyter() -> list[str]:
             f"jupytext's JupyterLab extension is not installed (no {JUPYTEXT_LABEXTENSION}/package.json under "
             "any share/jupyter/labextensions): no 'Jupytext Notebook' viewer"
         )
+    if labextension_dir(MYST_LABEXTENSION) is None:
+        problems.append(f"{MYST_LABEXTENSION} is not installed: JupyterLab shows the chapters' MyST markup raw")
+    elif MYST_LABEXTENSION in disabled_labextensions():
+        problems.append(f"{MYST_LABEXTENSION} is installed but disabled (jupyter labextension enable {MYST_LABEXTENSION})")
     try:
         argv = KernelSpecManager().get_kernel_spec("python3").argv
     except NoSuchKernel:
