@@ -558,3 +558,12 @@ def test_a_reference_to_a_left_out_lecturer_page_is_an_error(tmp_path, reference
     (root / "book" / "intro.md").write_text("# Intro\n\nNo reference.\n")
     summary = se.make_student_sources(root, tmp_path / "out2", [])
     assert summary["left out"] == ["book/guide_for_lecturers.md"]
+
+
+@built
+def test_the_student_intro_offers_no_pdf_with_solutions():
+    """The PDF edition holds the solutions and is made from the full book only: no link to it here
+    (the full intro's paragraph is ``lecturer-only``), so no dead link either."""
+    html = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
+    assert "online-learning.pdf" not in html and "PDF edition" not in html
+    assert "online-learning.pdf" in (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
