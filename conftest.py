@@ -6,6 +6,8 @@ this hook collects those ``.md`` files too and reads them through jupytext.
 Plain Markdown pages (the introduction, the errata, the bibliography) have no
 such header and are not collected.
 """
+import os
+from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
@@ -13,6 +15,8 @@ import jupytext
 import nbval.plugin
 
 _NOTEBOOK_KEYS = ("jupytext:", "kernelspec:")
+# nbval's kernels use the book's IPython profile, as the build's do (_ext/kernel_profile.py).
+os.environ["IPYTHONDIR"] = str(Path(__file__).resolve().parent / "_ext" / "ipython")
 
 
 def _is_myst_notebook(path) -> bool:
