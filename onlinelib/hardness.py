@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats
 
 from .linear import Winnow2
 from .protocol import check_boolean_rows, check_int, check_labels, check_real, check_rng, run
@@ -291,6 +290,8 @@ def intersection_tail(n: int, a: int, s: int) -> float:
     n = check_int(n, "n", low=1)
     a = check_int(a, "a", low=0, high=n)
     s = check_int(s, "s", low=0)
+    from scipy import stats  # here, not at import: scipy.stats costs about 0.3 s to import
+
     return float(stats.hypergeom(n, a, a).sf(s - 1))
 
 

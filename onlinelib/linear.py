@@ -13,14 +13,27 @@ number whether one row or a million are scored.
 """
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from . import _kernels
 from .protocol import check_int, check_label, check_real
+
+
+class _LazyKernels:
+    """``onlinelib._kernels`` (numba), imported at the first score, so ``import onlinelib`` loads
+    no numba; the first lookup puts the module itself in ``_kernels``, so later calls pay nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        module = importlib.import_module("onlinelib._kernels")
+        globals()["_kernels"] = module
+        return getattr(module, name)
+
+
+_kernels: Any = _LazyKernels()
 
 __all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows"]
 

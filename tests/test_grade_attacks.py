@@ -137,16 +137,38 @@ def cgroup_dirs() -> list[str]:
     return [str(p) for p in Path("/sys/fs/cgroup").glob("**/onlinelib-grade-*")]
 
 
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _under_a_running_grader(pid: str) -> bool:
+    """True if an ancestor of ``pid`` is a grader still running: another test's grading run (make
+    test runs two pytest workers), whose workers are alive by right. Our own grader has exited by
+    the time we look, so a survivor of our run has no such ancestor (it was re-parented)."""
+    seen = set()
+    while pid not in ("0", "1") and pid not in seen:
+        seen.add(pid)
+        if "tools/grade.py" in _cmdline(pid):
+            return True
+        try:
+            pid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]  # the ppid field
+        except (OSError, IndexError):
+            return False
+    return False
+
+
 def processes_with(markers) -> list[str]:
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().decode("utf-8", "replace")
-        except OSError:
-            continue
-        found += [f"{entry}: {marker}" for marker in markers if marker in cmdline]
+        cmdline = _cmdline(entry)
+        hits = [f"{entry}: {marker}" for marker in markers if marker in cmdline]
+        if hits and not _under_a_running_grader(entry):
+            found += hits
     return found
 
 
@@ -163,18 +185,22 @@ def graded(tmp_path_factory):
         if assignment == "halving":
             add_runtime_entries(folder)
         before = digests(WATCHED + [folder])
-        cgroups_before = set(cgroup_dirs())
         out = folder.parent / "scores.csv"
         command = [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--assignment", assignment,
                    "--out", str(out), "--jobs", "2", "--timeout", str(TIMEOUT)]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=folder.parent)
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=folder.parent) as grader:
+            stdout, stderr = grader.communicate(timeout=600)
+        result = subprocess.CompletedProcess(command, grader.returncode, stdout, stderr)
         time.sleep(0.5)  # a process killed at the end of the run needs a moment to leave /proc
         after = digests(WATCHED + [folder])
         with out.open(newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
         by_file = {grade_tool_name(row["submission"]): row for row in rows}
         runs[assignment] = (by_file, folder.parent / "scores_feedback", result, before, after, out,
-                            sorted(set(cgroup_dirs()) - cgroups_before))
+                            # this run's cgroups are named after its grader's pid (another test may
+                            # be grading beside it: make test runs two pytest workers)
+                            sorted(c for c in cgroup_dirs() if f"/onlinelib-grade-{grader.pid}-" in c))
         return runs[assignment]
 
     return run

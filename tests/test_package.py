@@ -100,3 +100,16 @@ def test_the_wheel_installs_and_runs_in_a_clean_venv(dist, tmp_path):
     C, xs = onlinelib.thresholds(8), [7, 0, 3, 5, 4]
     expected = onlinelib.run(onlinelib.Halving(C), xs, np.where(C.table[4, xs], 1, -1)).n_mistakes
     assert int(mistakes) == expected
+
+
+def test_import_onlinelib_loads_neither_numba_nor_scipy_stats():
+    """`import onlinelib` stays light (issue 18): numba loads at the first compiled score, scipy.stats
+    in the one function that needs it. Measured: 1.06 s -> 0.35 s per `python -c "import onlinelib"`."""
+    script = ("import sys, onlinelib as ol\n"
+              "print('numba' in sys.modules, 'scipy.stats' in sys.modules)\n"
+              "ol.run(ol.Perceptron(3), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [1, -1])\n"
+              "import onlinelib.linear as lin\n"
+              "print('numba' in sys.modules, lin._kernels is sys.modules['onlinelib._kernels'])\n")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split() == ["False", "False", "True", "True"], ran.stdout
