@@ -1,9 +1,9 @@
 """Accessibility repairs for the theme's and the widget manager's markup (issue 16).
 
-Adds ``_ext/static/a11y.js`` and ``a11y.css`` to every page (``a11y.css`` also keeps wide tables
-from widening the page on a phone), and writes the build-status table's emoji as words. Each
-axe repair names the axe-core rule it satisfies; ``tests/test_browser.py`` runs axe-core on every page and fails on any
-"serious" or "critical" violation.
+Adds ``_ext/static/a11y.js`` and ``a11y.css`` to every page (``a11y.css`` also keeps a page no
+wider than a phone's screen), and writes the build-status table's emoji as words. Each axe
+repair names the axe-core rule it satisfies; ``tests/test_browser.py`` runs axe-core on every
+page and fails on any "serious" or "critical" violation.
 """
 from pathlib import Path
 

@@ -1,5 +1,18 @@
 """Test data and helpers shared by several test modules."""
 
+# The front matter that makes a .md file a MyST notebook (what conftest.py and the build look for).
+MYST_HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
 # Littlestone dimension 2, but an adversary forces Halving to 3 = floor(lg 8) mistakes,
 # so Halving is not optimal on it (found by the search in chapter 1).
 EIGHT = [

@@ -24,6 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "tools"))  # importable by name: run_chapters' spawned workers import it
 import binder_check
+from examples import MYST_HEADER
 
 FACTORY_SETTING = "@jupyterlab/docmanager-extension:plugin"
 
@@ -87,18 +88,7 @@ def test_a_notebook_copy_of_a_chapter_is_not_collected(tmp_path):
 def test_a_failing_cell_is_named(tmp_path):
     """Planted bug: a tiny chapter whose third cell divides by zero, run in its own folder."""
     (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "tiny.md").write_text(textwrap.dedent("""\
-        ---
-        jupytext:
-          text_representation:
-            extension: .md
-            format_name: myst
-        kernelspec:
-          display_name: Python 3
-          language: python
-          name: python3
-        ---
-
+    (tmp_path / "book" / "tiny.md").write_text(MYST_HEADER + textwrap.dedent("""
         # A tiny chapter
 
         ```{code-cell} ipython3

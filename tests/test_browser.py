@@ -178,22 +178,34 @@ def test_checker_catches_accessibility_violations(tmp_path):
 NARROW = 400  # px: a phone held upright
 
 
-@pytest.mark.parametrize("page", ["book/api.html", "book/learning_curves.html", "book/status.html", "book/intro.html"])
-def test_a_phone_sees_no_page_wider_than_its_screen(page):
+PHONE_PAGES = ["book/api.html", "book/learning_curves.html", "book/status.html", "book/intro.html"]
+
+
+@pytest.fixture(scope="module")
+def phone_widths():
+    """The document width of each PHONE_PAGES page on a 400 px screen, measured in one browser."""
+    _need_browser()
+    widths = {}
+    with browser_check.Browser(browser_check.find_browser()) as browser:
+        for page in PHONE_PAGES:
+            context, target, conn = browser.open_page()
+            try:
+                conn.call("Page.enable")
+                conn.call("Emulation.setDeviceMetricsOverride",
+                          {"width": NARROW, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+                conn.call("Page.navigate", {"url": (HTML / page).as_uri()})
+                conn.pump(4)
+                widths[page] = conn.call("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
+                                                              "returnByValue": True})["result"]["value"]
+            finally:
+                conn.close()
+                browser.close_page(context, target)
+    return widths
+
+
+@pytest.mark.parametrize("page", PHONE_PAGES)
+def test_a_phone_sees_no_page_wider_than_its_screen(phone_widths, page):
     """At 400 px nothing widens the page (issue 17: the API page was 775 px wide): wide tables,
     code and figures scroll inside their own boxes, signatures and long names wrap."""
-    _need_browser()
-    with browser_check.Browser(browser_check.find_browser()) as browser:
-        context, target, conn = browser.open_page()
-        try:
-            conn.call("Page.enable")
-            conn.call("Emulation.setDeviceMetricsOverride",
-                      {"width": NARROW, "height": 800, "deviceScaleFactor": 1, "mobile": True})
-            conn.call("Page.navigate", {"url": (HTML / page).as_uri()})
-            conn.pump(4)
-            width = conn.call("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
-                                                   "returnByValue": True})["result"]["value"]
-        finally:
-            conn.close()
-            browser.close_page(context, target)
+    width = phone_widths[page]
     assert width <= NARROW, f"{page} is {width} px wide on a {NARROW} px screen"

@@ -13,19 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from examples import MYST_HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+PAGE = MYST_HEADER + """
 # A page whose output comes from the library
 
 ```{code-cell} ipython3

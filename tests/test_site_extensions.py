@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "_ext"))
 
 import notebook_links  # noqa: E402
+from examples import MYST_HEADER  # noqa: E402
 import widget_js  # noqa: E402
 
 
@@ -150,9 +151,7 @@ def test_a_book_built_with_the_setting_has_binder_thebe_and_download_buttons(tmp
     (book / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/page\n")
     (book / "book" / "intro.md").write_text("# Intro\n\nA plain page.\n")
     (book / "book" / "page.md").write_text(
-        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
-        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n\n"
-        "# A notebook page\n\n```{code-cell} ipython3\nprint(6 * 7)\n```\n")
+        MYST_HEADER + "\n# A notebook page\n\n```{code-cell} ipython3\nprint(6 * 7)\n```\n")
     # first with a stale notebook copy beside the chapter (jupytext --to ipynb): refused
     stray = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1000 + 1)")])
     nbformat.write(stray, book / "book" / "page.ipynb")

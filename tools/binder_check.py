@@ -17,8 +17,9 @@ The check has two parts.
    names the running interpreter's ``python-X.Y``; the installed distributions are exactly
    the pins of ``requirements.txt``, in both directions (missing, extra and different
    versions are all reported; pip, setuptools, wheel and the editable project itself,
-   ``onlinelib-book`` in pyproject.toml, are ignored); jupytext's Jupyter server extension is enabled and its JupyterLab extension is
-   installed; the ``python3`` kernel runs this interpreter.
+   ``onlinelib-book`` in pyproject.toml, are ignored); jupytext's Jupyter server extension is
+   enabled, its JupyterLab extension and jupyterlab-myst are installed (and not disabled); the
+   ``python3`` kernel runs this interpreter.
 2. Every notebook page of ``_toc.yml`` (:func:`chapters`) is opened through jupytext's
    contents manager, built the way the server extension builds it, and executed with
    nbclient in the chapter's folder (:func:`execute_chapter`); ``--jobs`` chapters run at
