@@ -33,10 +33,10 @@ test: $(VENV)/.installed
 	$(VENV)/bin/pytest -n 2 --dist loadfile
 
 student: $(VENV)/.installed
-	$(VENV)/bin/python tools/student_edition.py
+	$(VENV)/bin/python -m booktools student-edition
 
 pdf: book
-	$(VENV)/bin/python tools/pdf_edition.py
+	$(VENV)/bin/python -m booktools pdf
 
 # The tests of the built site that `make test` skips until the builds exist (CI runs them too).
 checks: book student pdf

@@ -81,7 +81,7 @@ def fetch_tarball(cache: Path | None = None) -> Path:
 def fetch_npm_tarball(url: str, integrity: str, cache: Path | None, who: str, why: str) -> Path:
     """A pinned npm tarball (``url`` with the registry's sha512 ``integrity``), cached.
 
-    Shared by the widget manager (this extension) and axe-core (tools/browser_check.py).
+    Shared by the widget manager (this extension) and axe-core (booktools/browser_check.py).
     ``who`` and ``why`` begin the error messages.
 
     Raises

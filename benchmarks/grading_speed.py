@@ -3,7 +3,7 @@
 Grades COPIES copies of the halving test submissions (``tests/submissions/halving``: correct,
 subtly wrong, untouched stub, syntax error, exception, missing class, megabytes of output
 and a memory hog; the infinite loop is left out, since it only measures ``--timeout``) with
-``tools/grade.py --jobs JOBS``, three ways in the same run:
+``python -m booktools grade --jobs JOBS``, three ways in the same run:
 
 * ``sandbox``: the default, each submission in its own bubblewrap sandbox;
 * ``unsafe``: ``--unsafe-no-sandbox``, the same worker and protocol without bubblewrap

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import check_int, check_real
+from .validation import check_int, check_real
 from .version_space import _check_class, littlestone_dimension
 
 __all__ = [

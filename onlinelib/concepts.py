@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .protocol import check_int
+from .validation import check_int
 
 __all__ = [
     "ConceptClass",

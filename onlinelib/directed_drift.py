@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from .protocol import check_int, check_real, check_rng
+from .validation import check_int, check_real, check_rng
 from .streams import _relative_halfcube, check_sign_vector
 
 __all__ = [

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .protocol import check_label, check_labels, check_rng
+from .validation import check_label, check_labels, check_rng
 
 __all__ = [
     "WeightedMajority",

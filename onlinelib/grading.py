@@ -3,7 +3,7 @@
 Each assignment in ``book/assignments/`` asks for one function or one learner
 class. The student notebook runs the *public* checks with this module; the
 lecturer runs the *hidden* checks (``book/assignments/lecturer/<name>_hidden.py``)
-on every submission with ``tools/grade.py``. Both compare the student's code
+on every submission with ``python -m booktools grade``. Both compare the student's code
 with a reference from ``onlinelib`` on random and adversarial streams, built
 from seeded ``numpy.random.Generator`` objects that are passed explicitly, so a
 check gives the same verdict every time it runs.
@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .protocol import check_real, check_stream
+from .validation import check_real, check_stream
 
 __all__ = [
     "Check",
@@ -817,7 +817,7 @@ def record_public_checks(
 ) -> dict:
     """Run the reference on the public streams or cases and record its outputs as plain data.
 
-    The lecturer's command ``python tools/grade.py --write-public-checks`` calls this for
+    The lecturer's command ``python -m booktools grade --write-public-checks`` calls this for
     every assignment and writes ``book/assignments/<name>_public.json``; the student's
     notebook loads that file with ``load_public_checks`` and compares their code with the
     recorded outputs, so no reference solution is ever in the student's hands.

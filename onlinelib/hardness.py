@@ -30,7 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .linear import Winnow2
-from .protocol import check_boolean_rows, check_int, check_labels, check_real, check_rng, run
+from .protocol import run
+from .validation import check_boolean_rows, check_int, check_labels, check_real, check_rng
 
 __all__ = [
     "SetFamily",

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .protocol import check_boolean_rows, check_int, check_label
+from .validation import check_boolean_rows, check_int, check_label
 
 __all__ = [
     "BooleanKernel",

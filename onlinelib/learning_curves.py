@@ -37,7 +37,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import integrate, optimize, special
 
-from .protocol import check_int, check_label, check_real, check_rng
+from .validation import check_int, check_label, check_real, check_rng
 
 __all__ = [
     "generalization_error",

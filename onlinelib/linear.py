@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .protocol import check_int, check_label, check_real
+from .validation import check_int, check_label, check_real
 
 
 class _LazyKernels:

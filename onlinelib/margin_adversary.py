@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .protocol import Learner, Trace, check_int, check_labels, check_learner, check_prediction, check_real
+from .protocol import Learner, Trace, check_learner, check_prediction
+from .validation import check_int, check_labels, check_real
 
 __all__ = [
     "MarginAdversaryRun",

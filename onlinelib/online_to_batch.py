@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .protocol import check_int, check_labels, check_learner, check_prediction, check_real
+from .protocol import check_learner, check_prediction
+from .validation import check_int, check_labels, check_real
 
 __all__ = ["online_to_batch_bound", "hypothesis_errors"]
 

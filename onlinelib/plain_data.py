@@ -1,6 +1,6 @@
 """Plain data as JSON: what crosses between the grader and a sandboxed submission (assignments).
 
-The grader (``tools/grade.py``) runs a student's notebook in a sandbox and talks to it
+The grader (``python -m booktools grade``) runs a student's notebook in a sandbox and talks to it
 only through JSON lines; the assignments' public checks store the reference's outputs
 as JSON files next to the notebooks. Both use this codec, so a value means the same on
 both sides.

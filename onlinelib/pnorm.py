@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .protocol import check_int, check_label, check_real
+from .validation import check_int, check_label, check_real
 
 __all__ = ["PNormPerceptron", "pnorm_link", "pnorm_bound", "dual_exponent"]
 

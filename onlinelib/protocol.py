@@ -8,8 +8,8 @@ of the learner's state that a proof talks about (a potential function, the size
 of the version space, ...), so a chapter can assert every step of a proof on
 the same run.
 
-This module also holds the argument checks that every other module shares, so
-that bad input gets the same clear message everywhere.
+The argument checks every module shares are in ``validation``; here are only the two that
+need the ``Learner`` protocol.
 """
 from __future__ import annotations
 
@@ -19,18 +19,15 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
+from .validation import check_stream
+
 __all__ = [
     "Learner",
+    "BlockLearner",
     "Trace",
     "run",
-    "check_label",
-    "check_labels",
+    "check_learner",
     "check_prediction",
-    "check_rng",
-    "check_stream",
-    "check_int",
-    "check_real",
-    "check_boolean_rows",
 ]
 
 
@@ -47,6 +44,32 @@ class Learner(Protocol):
         ...
 
     def update(self, x: Any, y: int) -> None:  # pragma: no cover - protocol
+        ...
+
+
+@runtime_checkable
+class BlockLearner(Learner, Protocol):
+    """A ``Learner`` that ``run``'s exact block engine can drive (``method="blocks"``).
+
+    The engine is for conservative, mistake-driven learners: ``update`` changes the state
+    only on some rounds, and on every mistake. Besides ``predict`` and ``update`` such a
+    learner has
+
+    - ``scan(X, y, start) -> (j, prediction)``: the first round ``j >= start`` on which
+      ``update`` would change the state (``j = len(y)`` if none), and the prediction made
+      there; rounds ``start .. j-1`` are then predicted correctly;
+    - ``skip(n_rounds)``: account for ``n_rounds`` rounds that change nothing (counters).
+
+    Any learner may also have ``prepare(X) -> X``, which ``run`` calls once on the whole
+    stream before the first round (for example to turn index lists into a CSR matrix);
+    ``Winnow1``, ``Winnow2``, ``Perceptron``, ``Elimination`` and ``KernelPerceptron``
+    use it. ``isinstance(obj, BlockLearner)`` checks the four methods by name.
+    """
+
+    def scan(self, X: Any, y: np.ndarray, start: int) -> tuple[int, int]:  # pragma: no cover - protocol
+        ...
+
+    def skip(self, n_rounds: int) -> None:  # pragma: no cover - protocol
         ...
 
 
@@ -112,53 +135,11 @@ class Trace:
         return f"Trace(rounds={len(self)}, mistakes={self.n_mistakes}, observed: {names})"
 
 
-def check_labels(y: Any, name: str = "y") -> np.ndarray:
-    """Return ``y`` as an int8 array after checking that every entry is -1 or +1.
-
-    Raises
-    ------
-    TypeError
-        If ``y`` is not numeric.
-    ValueError
-        If an entry is NaN or not in {-1, +1}; the message names ``name``.
-    """
-    arr = np.asarray(y)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(
-            f"{name} must hold the labels -1 and +1 as numbers, got dtype {arr.dtype}"
-        )
-    if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
-        raise ValueError(f"{name} must hold labels in {{-1, +1}}, got NaN")
-    bad = (arr != 1) & (arr != -1)
-    if bad.any():
-        first = arr[bad].flat[0].item()
-        hint = " (labels in {0, 1}? map them with 2*y - 1)" if first == 0 else ""
-        raise ValueError(f"{name} must hold labels in {{-1, +1}}, got {first!r}{hint}")
-    return arr.astype(np.int8)
-
-
-def check_label(y: Any, name: str = "y") -> int:
-    """Return one label as an int after checking that it is -1 or +1 (fast for plain ints)."""
-    if isinstance(y, (int, np.integer)) and not isinstance(y, (bool, np.bool_)) and (y == 1 or y == -1):
-        return int(y)
-    return int(check_labels(np.asarray([y]), name=name)[0])
-
-
 def check_learner(learner: Any, name: str = "learner") -> Any:
     """Return ``learner`` after checking that it has ``predict(x)`` and ``update(x, y)`` (the Learner protocol)."""
     if not isinstance(learner, Learner):
         raise TypeError(f"{name} must have predict(x) and update(x, y) methods, got {type(learner).__name__}")
     return learner
-
-
-def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
-    """Check that ``rng`` is a ``numpy.random.Generator`` (the book's only source of randomness)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"{name} must be a numpy.random.Generator, e.g. numpy.random.default_rng(0); "
-            f"got {type(rng).__name__}"
-        )
-    return rng
 
 
 def check_prediction(prediction: Any, learner: Any, round_number: int) -> int:
@@ -168,88 +149,6 @@ def check_prediction(prediction: Any, learner: Any, round_number: int) -> int:
             f"{type(learner).__name__}.predict must return -1 or +1, returned {prediction!r} in round {round_number}"
         )
     return int(prediction)
-
-
-def check_stream(X: Any, y: Any) -> tuple[Any, np.ndarray]:
-    """Check a labelled stream: at least one round, one label per instance, labels ±1.
-
-    ``X`` may be an array (converted with ``np.asarray``) or a scipy sparse matrix
-    (kept as it is); its first axis indexes the rounds.
-    """
-    if not sp.issparse(X):
-        X = np.asarray(X)
-        if X.ndim == 0:
-            raise ValueError(f"X must be a sequence of instances (one per round), got a scalar {X!r}")
-    y = check_labels(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be one-dimensional (one label per round), got shape {y.shape}")
-    n_rows = X.shape[0]
-    if n_rows == 0:
-        raise ValueError("the stream is empty: X and y must hold at least one round")
-    if n_rows != len(y):
-        raise ValueError(f"X and y must have one entry per round, got {n_rows} instances and {len(y)} labels")
-    return X, y
-
-
-def check_int(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
-    """Return ``value`` as an int after checking that it is an integer in [low, high].
-
-    Raises ``TypeError`` for a non-integer (bools included) and ``ValueError`` for
-    one out of range; both messages name ``name``, the domain and the value.
-    """
-    domain = _int_domain(low, high)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer {domain}, got {value!r}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"{name} must be an integer {domain}, got {value!r}")
-    return int(value)
-
-
-def _int_domain(low: int | None, high: int | None) -> str:
-    if low is not None and high is not None:
-        return f"in [{low}, {high}]"
-    if low is not None:
-        return f">= {low}"
-    return f"<= {high}" if high is not None else "(any)"
-
-
-def check_real(value: Any, name: str, low: float | None = None, *, strict: bool = True) -> float:
-    """Return ``value`` as a finite float after checking that it is > ``low`` (>= if not ``strict``).
-
-    Raises ``TypeError`` for a non-number and ``ValueError`` for NaN, inf or a
-    value out of range; both messages name ``name``, the domain and the value.
-    """
-    domain = "" if low is None else f" {'>' if strict else '>='} {low}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number{domain}, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value) or (low is not None and (value <= low if strict else value < low)):
-        raise ValueError(f"{name} must be a finite real number{domain}, got {value!r}")
-    return value
-
-
-def check_boolean_rows(X: Any, name: str = "X", n_features: int | None = None) -> np.ndarray:
-    """Return ``X`` as a 2-D uint8 array after checking that every entry is 0 or 1.
-
-    A single instance (1-D) becomes one row. With ``n_features`` the number of
-    columns is checked too. Used by the Boolean-kernel chapter.
-    """
-    arr = np.asarray(X)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"{name} must be a numeric 0/1 array, got dtype {arr.dtype}")
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be one instance (1-D) or a matrix of instances (2-D), got shape {arr.shape}")
-    if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(f"{name} must have {n_features} features per instance, got shape {arr.shape}")
-    if arr.dtype != bool:
-        if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
-            raise ValueError(f"{name} must be Boolean (entries 0 or 1), got NaN")
-        bad = (arr != 0) & (arr != 1)
-        if bad.any():
-            raise ValueError(f"{name} must be Boolean (entries 0 or 1), got {arr[bad].flat[0].item()!r}")
-    return arr.astype(np.uint8)
 
 
 METHODS = ("auto", "loop", "blocks")
@@ -308,9 +207,10 @@ def run(
     check_learner(learner)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    has_scan = callable(getattr(learner, "scan", None))
+    has_scan = isinstance(learner, BlockLearner)
     if method == "blocks" and not has_scan:
-        raise ValueError(f"method='blocks' needs a conservative learner with a scan method; {type(learner).__name__} has none")
+        raise ValueError(f"method='blocks' needs a BlockLearner (conservative, with scan and skip methods); "
+                         f"{type(learner).__name__} has none")
     prepare = getattr(learner, "prepare", None)
     if callable(prepare):
         X = prepare(X)

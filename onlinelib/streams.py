@@ -14,7 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import Learner, Trace, check_int, check_learner, check_prediction, check_real, check_rng
+from .protocol import Learner, Trace, check_learner, check_prediction
+from .validation import check_int, check_real, check_rng
 from .version_space import _check_class, _ldim, _split_dimensions, _VersionSpace
 
 __all__ = [
@@ -433,7 +434,7 @@ def monotone_dnf_labels(X, terms) -> np.ndarray:
 
     ``terms`` is a list of terms, each a list of 0-based variable indices.
     """
-    from .protocol import check_boolean_rows
+    from .validation import check_boolean_rows
 
     rows = check_boolean_rows(X, "X")
     n = rows.shape[1]

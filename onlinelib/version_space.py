@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import check_label, check_rng, check_stream
+from .validation import check_label, check_rng, check_stream
 
 __all__ = [
     "Halving",

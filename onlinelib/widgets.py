@@ -13,7 +13,8 @@ import numpy as np
 from .bounds import halving_bound, randomized_halving_bound
 from .concepts import ConceptClass, all_concepts, monotone_disjunctions, singletons, thresholds
 from .plotting import draw_on_demand
-from .protocol import check_rng, run
+from .protocol import run
+from .validation import check_rng
 from .streams import adaptive_adversary, one_per_round_adversary, random_stream
 from .version_space import (
     SOA,

@@ -28,7 +28,7 @@ import numpy as np
 
 from .directed_drift import DirectedDrift, DirectedDriftChain, _check_delta, confidence_threshold
 from .plotting import axes_row, draw_on_demand, show_or_report
-from .protocol import check_int, check_rng
+from .validation import check_int, check_rng
 
 __all__ = [
     "MAX_ENUMERATION",

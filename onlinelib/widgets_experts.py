@@ -27,7 +27,7 @@ from .bounds import (
 )
 from .experts import check_eta, check_expert_stream, weighted_majority_run
 from .plotting import draw_on_demand
-from .protocol import check_int, check_rng
+from .validation import check_int, check_rng
 from .streams import iid_experts, planted_best_expert, wma_adversary
 
 __all__ = [

@@ -39,7 +39,8 @@ from .hardness import (  # the convention and weight checks are shared with the 
 )
 from .kernels import BooleanKernel, KernelPerceptron, monotone_monomials
 from .plotting import axes_row, draw_on_demand
-from .protocol import Trace, check_boolean_rows, check_int, check_labels, check_rng, run
+from .protocol import Trace, run
+from .validation import check_boolean_rows, check_int, check_labels, check_rng
 
 __all__ = [
     "CONVENTIONS",

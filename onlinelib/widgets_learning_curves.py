@@ -31,7 +31,7 @@ from .learning_curves import (
     simulate_normalized_perceptron,
 )
 from .plotting import axes_row, draw_on_demand, show_or_report
-from .protocol import check_int, check_real
+from .validation import check_int, check_real
 
 __all__ = [
     "EXPLORER_N",

@@ -26,7 +26,8 @@ from scipy.special import betainc
 from .bounds import perceptron_bound
 from .linear import Perceptron
 from .plotting import draw_on_demand
-from .protocol import Trace, check_int, check_real, check_rng, run
+from .protocol import Trace, run
+from .validation import check_int, check_real, check_rng
 from .streams import perceptron_lower_bound_stream, separable_stream
 
 __all__ = [

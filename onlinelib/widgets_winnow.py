@@ -33,7 +33,8 @@ import scipy.sparse as sp
 from .bounds import notes_winnow_bound, winnow2_bound
 from .linear import Perceptron, Winnow2
 from .plotting import draw_on_demand
-from .protocol import check_int, check_rng, run
+from .protocol import run
+from .validation import check_int, check_rng
 from .streams import disjunction_stream
 
 __all__ = [

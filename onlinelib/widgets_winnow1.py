@@ -24,7 +24,8 @@ import scipy.sparse as sp
 from .bounds import winnow1_bound
 from .linear import Elimination, Winnow1
 from .plotting import draw_on_demand
-from .protocol import check_int, check_rng, run
+from .protocol import run
+from .validation import check_int, check_rng
 from .streams import disjunction_stream, winnow1_promotion_adversary
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Binder, reproduced (issue 8, "Binder and downloads"): see tools/binder_check.py.
+"""Binder, reproduced (issue 8, "Binder and downloads"): see booktools/binder_check.py.
 
 Binder builds the session from the repository root: Python from runtime.txt,
 ``pip install -r requirements.txt`` (with jupytext, so that the MyST chapters open as
@@ -7,7 +7,7 @@ notebook viewer. The fast tests below check these pieces and the checker itself 
 seconds), and that nbval (`make test`) runs the very notebooks Binder's JupyterLab opens.
 The environment check, in which the installed packages must equal requirements.txt exactly,
 runs only with ``BINDER_CHECK=1``, in a fresh virtual environment made from requirements.txt,
-as CI does; ``python tools/binder_check.py --fresh-venv`` also executes every chapter with
+as CI does; ``python -m booktools binder-check --fresh-venv`` also executes every chapter with
 nbclient, on its own.
 """
 import json
@@ -221,14 +221,14 @@ def test_postbuild_names_a_factory_of_the_installed_jupytext_extension(tmp_path)
 @pytest.mark.skipif(
     not os.environ.get("BINDER_CHECK"),
     reason="the Binder environment check runs with BINDER_CHECK=1 in a fresh venv made from requirements.txt "
-    "(CI does this), or run: python tools/binder_check.py --fresh-venv",
+    "(CI does this), or run: python -m booktools binder-check --fresh-venv",
 )
 def test_binder_environment():
     """The environment is exactly the one Binder builds from requirements.txt and runtime.txt.
 
     The chapters themselves run in CI's `make test`, in this same fresh environment: nbval executes
     the notebooks Binder would open (test_nbval_runs_the_notebooks_binder_opens), so running them a
-    second time here would only repeat it. ``python tools/binder_check.py --fresh-venv`` does both
+    second time here would only repeat it. ``python -m booktools binder-check --fresh-venv`` does both
     parts on its own, with nbclient.
     """
     problems = binder_check.check_environment()

@@ -1,6 +1,6 @@
 """The built book in a real browser: every page opened in headless Chromium, offline.
 
-For each page of _toc.yml (and index.html), tools/browser_check.py asserts that
+For each page of _toc.yml (and index.html), booktools/browser_check.py asserts that
 MathJax typeset the maths and left no raw TeX, every image loaded, every saved widget
 was drawn by the widget manager served from the site, nothing was logged as an error,
 and no request left the site, and that axe-core finds no serious or critical

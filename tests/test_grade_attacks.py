@@ -1,4 +1,4 @@
-"""Hostile submissions against ``tools/grade.py`` (issue 14): a student cannot grade themselves.
+"""Hostile submissions against ``python -m booktools grade`` (issue 14): a student cannot grade themselves.
 
 Each file under ``tests/submissions/attacks/<assignment>/`` is one attack, written as a
 student would hand it in; its first lines say what it tries and what should happen.
@@ -151,7 +151,7 @@ def _under_a_running_grader(pid: str) -> bool:
     seen = set()
     while pid not in ("0", "1") and pid not in seen:
         seen.add(pid)
-        if "tools/grade.py" in _cmdline(pid):
+        if "booktools/grade.py" in _cmdline(pid):
             return True
         try:
             pid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]  # the ppid field

@@ -1,6 +1,6 @@
-"""Tests of onlinelib.grading, the assignments' hidden tests and tools/grade.py.
+"""Tests of onlinelib.grading, the assignments' hidden tests and booktools/grade.py.
 
-The last group runs tools/grade.py on tests/submissions/halving, a folder of deliberately
+The last group runs booktools/grade.py on tests/submissions/halving, a folder of deliberately
 broken submissions (an infinite loop, an exception, a syntax error, a missing class, megabytes
 of output, a memory hog), a correct one, an untouched stub and a subtly wrong one, and checks
 each row of the CSV it writes.
@@ -413,7 +413,7 @@ def test_strip_magics():
     assert grade_worker.strip_magics("%%bash\nls") is None
 
 
-# -- tools/grade.py on the test submissions ------------------------------------------------------
+# -- booktools/grade.py on the test submissions ------------------------------------------------------
 
 TIMEOUT = 20  # seconds per submission: the infinite loop costs this much, run in parallel with the rest
 

@@ -50,7 +50,7 @@ from onlinelib.hardness import (
     theorem4_mistakes,
     theorem4_scores,
 )
-from onlinelib.protocol import check_boolean_rows, check_int, check_real
+from onlinelib.validation import check_boolean_rows, check_int, check_real
 
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
 

@@ -69,7 +69,7 @@ def test_the_wheel_and_sdist_hold_the_library(dist):
         names = archive.namelist()
         metadata = archive.read(f"onlinelib_book-{version}.dist-info/METADATA").decode()
     assert sorted(n.split("/", 1)[1] for n in names if n.startswith("onlinelib/")) == MODULES
-    assert not [n for n in names if n.startswith(("tests/", "book/", "tools/"))], names
+    assert not [n for n in names if n.startswith(("tests/", "book/", "booktools/"))], names
     assert f"Name: {DISTRIBUTION}\n" in metadata and f"Version: {version}\n" in metadata
     for requirement in PROJECT["dependencies"]:
         assert f"Requires-Dist: {requirement}" in metadata

@@ -1,4 +1,4 @@
-"""Checks of the PDF edition (``tools/pdf_edition.py``), run by .ci/run after printing it.
+"""Checks of the PDF edition (``booktools/pdf_edition.py``), run by .ci/run after printing it.
 
 Skipped when the PDF has not been made (a plain ``pytest`` on a fresh clone) or when
 poppler's ``pdftotext`` is missing; .ci/run installs poppler-utils and runs this file.
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT / "_build" / "html" / "online-learning.pdf"
 
 pytestmark = [
-    pytest.mark.skipif(not PDF.exists(), reason="the PDF edition has not been made (tools/pdf_edition.py)"),
+    pytest.mark.skipif(not PDF.exists(), reason="the PDF edition has not been made (booktools/pdf_edition.py)"),
     pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed"),
 ]
 

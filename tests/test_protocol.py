@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from onlinelib import Halving, Learner, Trace, run, thresholds
-from onlinelib.protocol import check_labels, check_rng, check_stream
+from onlinelib.validation import check_labels, check_rng, check_stream
 
 
 class Echo:

@@ -1,6 +1,6 @@
 """The student edition leaks no solution (issue 8).
 
-``tools/student_edition.py`` strips every solution and lecturer-only item from the sources
+``booktools/student_edition.py`` strips every solution and lecturer-only item from the sources
 and builds the result. This file
 
 * extracts every solution from the full-edition sources (``book/**/*.md``) with the tool's own
@@ -16,7 +16,7 @@ and builds the result. This file
 * checks that every exercise is still there and that lecturer-only cells and files are gone.
 
 The checks of the build are skipped until it exists; build it with
-``python tools/student_edition.py`` (CI does, after the normal build). ``STUDENT_BUILD``
+``python -m booktools student-edition`` (CI does, after the normal build). ``STUDENT_BUILD``
 names another build (the directory given to ``--path-output``; default
 ``_build/student``), and ``STUDENT_SRC`` its stripped sources (default: ``student_src`` next
 to it), which are searched too if present.
@@ -52,7 +52,7 @@ BINARY = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".woff", ".woff2", "
 built = pytest.mark.skipif(
     not (HTML / "index.html").exists(),
     reason=f"the student edition has not been built ({HTML} is missing): run "
-           "`python tools/student_edition.py`, or set STUDENT_BUILD to its --path-output")
+           "`python -m booktools student-edition`, or set STUDENT_BUILD to its --path-output")
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,3 +1,3 @@
 """Keep pytest out of this folder: the notebooks here are deliberately broken submissions
-(one loops forever), graded only through tools/grade.py by tests/test_grading.py."""
+(one loops forever), graded only through booktools/grade.py by tests/test_grading.py."""
 collect_ignore_glob = ["*"]

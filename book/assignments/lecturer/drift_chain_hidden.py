@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 5, Directed Drift's expected mistakes (chapter 7, Binary weights).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``tools/grade.py --assignment drift_chain``.
+Run by ``python -m booktools grade --assignment drift_chain``.
 """
 import numbers
 from fractions import Fraction
@@ -64,7 +64,7 @@ def cases():
 
 
 def public_checks():
-    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    """The notebook's public checks, recorded from the reference by `python -m booktools grade --write-public-checks`."""
     return {
         "title": "Assignment 5, public checks",
         "cases": [

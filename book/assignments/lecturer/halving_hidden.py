@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 1, the Halving algorithm (chapter 1, Mistake bounds).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``tools/grade.py --assignment halving``, which calls ``grade`` on the class the
+Run by ``python -m booktools grade --assignment halving``, which calls ``grade`` on the class the
 student's notebook defines under the name ``FUNCTION``.
 """
 import numpy as np
@@ -53,7 +53,7 @@ def streams():
 
 
 def public_checks():
-    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    """The notebook's public checks, recorded from the reference by `python -m booktools grade --write-public-checks`."""
     line = ol.thresholds(15)  # 16 concepts, so the first votes can tie 8 to 8
     table = _table(line)
     rng = np.random.default_rng(1)

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 4, the kernel Perceptron (chapter 6, Boolean kernels).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``tools/grade.py --assignment kernel_perceptron``.
+Run by ``python -m booktools grade --assignment kernel_perceptron``.
 """
 import numpy as np
 
@@ -49,7 +49,7 @@ def streams():
 
 
 def public_checks():
-    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    """The notebook's public checks, recorded from the reference by `python -m booktools grade --write-public-checks`."""
     rng = np.random.default_rng(4)
     kernel = ol.monotone_monomials()
     X, y = ol.monotone_dnf_stream(6, [[0, 1], [2, 3, 4]], 40, rng)

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 6, the normalized perceptron step (chapter 8, Learning curves, Eq. 2).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``tools/grade.py --assignment normalized_step``.
+Run by ``python -m booktools grade --assignment normalized_step``.
 """
 import numpy as np
 
@@ -49,7 +49,7 @@ def cases():
 
 
 def public_checks():
-    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    """The notebook's public checks, recorded from the reference by `python -m booktools grade --write-public-checks`."""
     rng = np.random.default_rng(6)
     N = 20
     W = rng.normal(size=N)

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 3, RWMA's exact expected mistakes (chapter 5, Experts and regret).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``tools/grade.py --assignment rwma``.
+Run by ``python -m booktools grade --assignment rwma``.
 """
 import numpy as np
 
@@ -43,7 +43,7 @@ def cases():
 
 
 def public_checks():
-    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    """The notebook's public checks, recorded from the reference by `python -m booktools grade --write-public-checks`."""
     rng = np.random.default_rng(3)
     P1, y1 = ol.iid_experts(50, [0.9, 0.7, 0.5, 0.3], rng)
     P2, y2 = ol.planted_best_expert(40, 5, 0, rng)

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 2, Winnow1 and its lemmas (chapter 2, Winnow1).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``tools/grade.py --assignment winnow1``.
+Run by ``python -m booktools grade --assignment winnow1``.
 
 Five streams compared round by round with ``onlinelib.Winnow1`` (weights, promotions,
 eliminations), then the chapter's invariants measured on the student's own learner.
@@ -100,7 +100,7 @@ BOUNDS = {
 
 
 def public_checks():
-    """The notebook's public checks, recorded from the reference by `tools/grade.py --write-public-checks`."""
+    """The notebook's public checks, recorded from the reference by `python -m booktools grade --write-public-checks`."""
     rng = np.random.default_rng(2)
     X, y, relevant = ol.disjunction_stream(16, 2, 60, rng)
     X_adv, y_adv, relevant_adv = ol.winnow1_promotion_adversary(16, 2)

@@ -2,8 +2,8 @@
 
 Usage (after ``jupyter-book build .``)::
 
-    python tools/browser_check.py                       # every page of _toc.yml, plus index.html
-    python tools/browser_check.py --pages book/intro.html book/winnow.html
+    python -m booktools browser-check                       # every page of _toc.yml, plus index.html
+    python -m booktools browser-check --pages book/intro.html book/winnow.html
 
 For each page the check loads ``file://<site>/<page>`` in Chromium, waits for the
 load event, for MathJax's startup promise (the initial typeset) and for every
@@ -60,8 +60,7 @@ from urllib.parse import unquote, urlsplit
 import websocket  # websocket-client
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from book_toc import toc_entries  # noqa: E402  (tools/book_toc.py)
+from booktools.book_toc import toc_entries
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 TEX_DELIMITERS = ("\\(", "\\[", "$$")

@@ -7,9 +7,9 @@ repository root: the Python of ``runtime.txt``, ``pip install -r requirements.tx
 extension serves the ``.md`` file as a notebook, and runs all its cells in the chapter's
 folder. Usage::
 
-    python tools/binder_check.py --fresh-venv          # a new venv from requirements.txt, then the check
-    python tools/binder_check.py                       # the check in the current environment
-    python tools/binder_check.py --jobs 1 book/winnow.md book/assignments/rwma.md
+    python -m booktools binder-check --fresh-venv          # a new venv from requirements.txt, then the check
+    python -m booktools binder-check                       # the check in the current environment
+    python -m booktools binder-check --jobs 1 book/winnow.md book/assignments/rwma.md
 
 The check has two parts.
 

@@ -2,7 +2,7 @@
 
 Usage (after ``jupyter-book build .``)::
 
-    python tools/pdf_edition.py                  # writes _build/html/online-learning.pdf
+    python booktools/pdf_edition.py                  # writes _build/html/online-learning.pdf
 
 Why this route: the HTML build has already executed every chapter, and Chromium prints
 exactly what a reader sees, with MathJax's typesetting, the figures, the widgets' static
@@ -31,8 +31,7 @@ from pathlib import Path
 
 from pypdf import PdfReader, PdfWriter
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_check import SETTLE_JS, Browser, find_browser, toc_pages  # noqa: E402
+from booktools.browser_check import SETTLE_JS, Browser, find_browser, toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK_TITLE = "Online Learning: Mistake Bounds, Proofs and Code"

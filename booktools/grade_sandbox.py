@@ -1,12 +1,12 @@
 """The grader's sandbox: one sealed worker process per submission, and the pipes to talk to it.
 
-Used by ``tools/grade.py``. Three parts:
+Used by ``python -m booktools grade``. Three parts:
 
 * ``assignment_library`` writes the copy of ``onlinelib`` a submission sees: the parts the
   assignment asks the student to write (say ``onlinelib.Halving``) are replaced by stubs
   that raise ``ForbiddenInAssignment`` and record their use, so their code is nowhere in
   the sandbox however it is imported.
-* ``Sandbox`` starts ``tools/grade_worker.py`` under bubblewrap (``bwrap``): new user, PID,
+* ``Sandbox`` starts ``booktools/grade_worker.py`` under bubblewrap (``bwrap``): new user, PID,
   network, IPC, UTS and cgroup namespaces, uid 65534 and no capabilities, a size-capped
   tmpfs as the only writable place, the Python environment, the worker and the library
   copy read-only, the submission alone in a read-only folder, and nothing else of the
@@ -75,7 +75,7 @@ def _clean(text, limit: int = 300) -> str:
 
 # -- the library a submission sees ---------------------------------------------------------------
 
-_FORBIDDEN_MODULE = '''"""Written by tools/grade_sandbox.py: what a graded submission may not use."""
+_FORBIDDEN_MODULE = '''"""Written by booktools/grade_sandbox.py: what a graded submission may not use."""
 USED = []
 
 

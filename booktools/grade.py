@@ -3,13 +3,13 @@
 
 Usage::
 
-    python tools/grade.py SUBMISSIONS --assignment NAME --out scores.csv \\
+    python -m booktools grade SUBMISSIONS --assignment NAME --out scores.csv \\
         [--timeout 60] [--memory-mb 1024] [--max-output-kb 256] [--jobs 1] \\
         [--feedback-dir DIR] [--unsafe-no-sandbox]
-    python tools/grade.py --write-public-checks [--check]
+    python -m booktools grade --write-public-checks [--check]
 
 **Two processes, data between them.** Each submission runs in its own sandboxed worker
-(``tools/grade_worker.py`` under bubblewrap, see ``tools/grade_sandbox.py``): the notebook's
+(``booktools/grade_worker.py`` under bubblewrap, see ``booktools/grade_sandbox.py``): the notebook's
 code cells run there, in order, as "Run all" would. The hidden tests
 (``book/assignments/lecturer/NAME_hidden.py``), the reference solution, the streams and
 adversaries and the scoring run only here, in the grader. The two exchange JSON lines:
@@ -65,8 +65,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import grade_sandbox as sandbox  # noqa: E402
+from booktools import grade_sandbox as sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
@@ -132,7 +131,7 @@ def write_public_checks(check: bool, hidden_dir: Path = HIDDEN_DIR, assignments:
         print(f"{target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: "
               f"{'up to date' if current == text else ('STALE' if check else 'written')}", file=sys.stderr)
     if check and stale:
-        print("public checks are stale: run `python tools/grade.py --write-public-checks`", file=sys.stderr)
+        print("public checks are stale: run `python -m booktools grade --write-public-checks`", file=sys.stderr)
         return 1
     return 0
 

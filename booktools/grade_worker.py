@@ -1,6 +1,6 @@
 """The sandboxed side of the grader: runs one student notebook and answers the grader's requests.
 
-``tools/grade.py`` starts this script inside the sandbox (``tools/grade_sandbox.py``) and
+``python -m booktools grade`` starts this script inside the sandbox (``booktools/grade_sandbox.py``) and
 talks to it in JSON lines: requests on standard input, replies on standard output. The
 student's code prints to standard error instead (the grader reads and caps it), so a
 ``print`` never lands in the reply channel by accident. Nothing here is trusted by the

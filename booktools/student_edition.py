@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Build the student edition: the book with every solution and lecturer-only item removed.
 
-    python tools/student_edition.py            # strip into _build/student_src, build into _build/student
-    python tools/student_edition.py --no-build # only write the stripped sources
+    python -m booktools student-edition            # strip into _build/student_src, build into _build/student
+    python -m booktools student-edition --no-build # only write the stripped sources
 
 Sphinx-exercise's ``hide_solutions`` option is not used: it fails on gated solutions and
 keeps their text in ``_sources``. Instead the sources are stripped before Sphinx sees them, so
@@ -47,8 +47,7 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from book_toc import toc_entries as _toc_files  # noqa: E402  (tools/book_toc.py)
+from booktools.book_toc import toc_entries as _toc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SRC_OUT = Path("_build/student_src")

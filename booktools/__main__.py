@@ -1,0 +1,39 @@
+"""``python -m booktools COMMAND [OPTIONS]``: one entry point for the course tooling."""
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "grade": ("booktools.grade", "grade a folder of submitted notebooks into a CSV and feedback files"),
+    "student-edition": ("booktools.student_edition", "build the student edition (no solutions)"),
+    "pdf": ("booktools.pdf_edition", "print the built book into one PDF"),
+    "browser-check": ("booktools.browser_check", "check every built page in headless Chromium"),
+    "binder-check": ("booktools.binder_check", "reproduce Binder: fresh environment, chapters run"),
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = [f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()]
+    return "usage: python -m booktools COMMAND [OPTIONS]\n\ncommands:\n" + "\n".join(lines) + (
+        "\n\n`python -m booktools COMMAND --help` lists a command's options."
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    name, *rest = argv
+    if name not in COMMANDS:
+        print(f"booktools: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    sys.argv = [f"python -m booktools {name}", *rest]
+    return module.main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
