@@ -5,10 +5,11 @@
 #   make student  build the student edition (no solutions) into _build/student/_build/html
 #   make pdf    print the built book into _build/html/online-learning.pdf (needs Chromium)
 #   make checks build both editions and the PDF, then run the checks that need them
+#   make requirements  recompile requirements.txt from requirements.in (pip-tools, own venv)
 VENV ?= .venv
 PYTHON ?= python3
 
-.PHONY: book test student pdf checks clean
+.PHONY: book test student pdf checks clean requirements
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -45,3 +46,14 @@ checks: book student pdf
 
 clean:
 	rm -rf _build
+
+# requirements.in lists the direct dependencies; pip-compile pins them and everything they need
+# into requirements.txt, each pin with a "via" note. Pins already in requirements.txt are kept
+# when they still fit (delete a line to upgrade that package). pip-tools runs in its own venv so
+# it never lands in the book's environment (Binder's check wants exactly requirements.txt there).
+PIP_TOOLS_VENV = _build/pip-tools
+requirements: requirements.in
+	test -x $(PIP_TOOLS_VENV)/bin/pip-compile || { $(PYTHON) -m venv $(PIP_TOOLS_VENV) && \
+		$(PIP_TOOLS_VENV)/bin/pip install --quiet pip-tools==7.6.2; }
+	CUSTOM_COMPILE_COMMAND="make requirements" $(PIP_TOOLS_VENV)/bin/pip-compile --quiet --strip-extras \
+		--no-emit-index-url --no-emit-find-links --output-file requirements.txt requirements.in

@@ -1,39 +1,21 @@
 """Let pytest run the book's chapters under nbval.
 
-Chapters are MyST Markdown notebooks (``book/*.md`` whose front matter has a
-``jupytext:`` or ``kernelspec:`` key). nbval only collects ``.ipynb`` files, so
-this hook collects those ``.md`` files too and reads them through jupytext.
-Plain Markdown pages (the introduction, the errata, the bibliography) have no
-such header and are not collected.
+Chapters are MyST Markdown notebooks (``book/*.md`` that myst-nb reads as notebooks:
+``booktools.notebooks.is_myst_notebook``). nbval only collects ``.ipynb`` files, so this hook
+collects those ``.md`` files too and reads them through jupytext. Plain Markdown pages (the
+introduction, the errata, the bibliography) have no notebook header and are not collected.
 """
 import os
 from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
-import jupytext
 import nbval.plugin
 
-_NOTEBOOK_KEYS = ("jupytext:", "kernelspec:")
+from booktools.notebooks import is_myst_notebook, read_notebook
+
 # nbval's kernels use the book's IPython profile, as the build's do (_ext/kernel_profile.py).
 os.environ["IPYTHONDIR"] = str(Path(__file__).resolve().parent / "_ext" / "ipython")
-
-
-def _is_myst_notebook(path) -> bool:
-    """True if the file starts with YAML front matter holding a jupytext or kernelspec key."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    if not text.startswith("---"):
-        return False
-    end = text.find("\n---", 3)
-    return end != -1 and any(line.startswith(_NOTEBOOK_KEYS) for line in text[3:end].splitlines())
-
-
-def read_notebook(fp, as_version=4):
-    """The notebook nbval runs for an open MyST file (tests/test_binder.py compares it with Binder's)."""
-    return jupytext.read(fp, as_version=as_version)
 
 
 class MystNotebookFile(nbval.plugin.IPyNbFile):
@@ -56,6 +38,6 @@ def pytest_ignore_collect(collection_path, config):
 
 def pytest_collect_file(file_path, parent):
     option = parent.config.option
-    if (option.nbval or option.nbval_lax) and file_path.suffix == ".md" and _is_myst_notebook(file_path):
+    if (option.nbval or option.nbval_lax) and file_path.suffix == ".md" and is_myst_notebook(file_path):
         return MystNotebookFile.from_parent(parent, path=file_path)
     return None

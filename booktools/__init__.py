@@ -8,4 +8,9 @@ lists the commands. Each module also has a ``main(argv)`` that tests call direct
 - ``pdf``: prints the built book into one PDF;
 - ``browser-check``: opens every built page in headless Chromium (offline, axe, screenshots);
 - ``binder-check``: does what Binder does, in a fresh environment.
+
+Shared by the commands, the root ``conftest.py`` and the tests:
+
+- ``toc``: the pages of ``_toc.yml`` in reading order, read by ``sphinx_external_toc``'s parser;
+- ``notebooks``: which files are MyST notebooks (myst-nb's rule) and the notebook jupytext reads.
 """

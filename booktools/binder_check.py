@@ -27,20 +27,21 @@ The check has two parts.
    fails the chapter, and the report names the chapter, the cell and the error.
 
 One line per chapter (wall time, code cells) and a total are printed; the exit status is 0
-only if the environment and every chapter passed. With ``--fresh-venv`` the script makes a
+only if the environment and every chapter passed. With ``--fresh-venv`` the check makes a
 virtual environment in a temporary directory, installs ``requirements.txt`` into it exactly
 as repo2docker does (from the repository root, so that ``-e .`` installs onlinelib) and
-re-runs itself with that environment's Python. ``tests/test_binder.py`` imports the
+re-runs itself there (``python -m booktools binder-check`` with that environment's Python, in
+the repository root). ``tests/test_binder.py`` imports the
 functions below; with ``BINDER_CHECK=1`` it runs the whole check.
 
 Only the standard library is imported at module level, so ``--fresh-venv`` works from any
-Python; the other imports happen inside the functions that need them.
+Python (``python3 -m booktools binder-check --fresh-venv``); the other imports happen inside the
+functions that need them.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
-import functools
 import importlib.util
 import os
 import re
@@ -82,11 +83,6 @@ DEFAULT_TIMEOUT = 300  # seconds per cell, as `execute.timeout` in _config.yml
 # --------------------------------------------------------------------------- environment
 
 
-def canonical_name(name: str) -> str:
-    """A distribution name normalised as in PEP 503 (``Jinja2`` → ``jinja2``, ``a_b.c`` → ``a-b-c``)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _text(source: str | os.PathLike) -> str:
     """The text of ``source``: a path-like is read; a ``str`` is the text itself."""
     if isinstance(source, os.PathLike):
@@ -107,20 +103,29 @@ def parse_requirements(requirements: str | os.PathLike = REQUIREMENTS) -> tuple[
     pins : dict
         PEP 503 name → (name as written, version), one per ``name==version`` line.
     problems : list of str
-        Lines that are neither a comment, the editable project (``-e .``) nor an exact pin.
+        Lines that are neither a comment, the editable project (``-e .``) nor an exact pin
+        (one ``==`` of a version without ``*``, no extras, URL or environment marker).
     """
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
     pins: dict[str, tuple[str, str]] = {}
     problems: list[str] = []
     for number, raw in enumerate(_text(requirements).splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = raw.split("#", 1)[0].strip()  # pip's comments (pip-compile's "# via" notes)
         if not line or line in ("-e .", "--editable ."):
             continue
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s;,]+)", line)
-        if not match:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            requirement = None
+        specifiers = list(requirement.specifier) if requirement else []
+        if not (requirement and len(specifiers) == 1 and specifiers[0].operator == "=="
+                and "*" not in specifiers[0].version and not requirement.extras
+                and requirement.url is None and requirement.marker is None):
             problems.append(f"requirements line {number} is not an exact pin `name==version`: {raw.strip()!r}")
             continue
-        name, version = match.groups()
-        pins[canonical_name(name)] = (name, version)
+        pins[canonicalize_name(requirement.name)] = (requirement.name, specifiers[0].version)
     return pins, problems
 
 
@@ -131,11 +136,13 @@ def installed_distributions() -> dict[str, tuple[str, str]]:
     """
     from importlib.metadata import distributions
 
+    from packaging.utils import canonicalize_name
+
     found: dict[str, tuple[str, str]] = {}
     for dist in distributions():
         name = dist.metadata["Name"]
         if name:
-            found.setdefault(canonical_name(name), (name, dist.version))
+            found.setdefault(canonicalize_name(name), (name, dist.version))
     return found
 
 
@@ -173,10 +180,12 @@ def check_packages(requirements: str | os.PathLike = REQUIREMENTS, installed: di
         One line per missing, extra or mismatched distribution, naming it and both versions
         (Binder installs exactly the pins, so an extra package would hide a missing pin).
     """
+    from packaging.utils import canonicalize_name
+
     pins, problems = parse_requirements(requirements)
     if installed is None:
         installed = installed_distributions()
-    installed = {canonical_name(k): v for k, v in installed.items()}
+    installed = {canonicalize_name(k): v for k, v in installed.items()}
     for key in sorted(pins.keys() - IGNORED_DISTRIBUTIONS):
         name, version = pins[key]
         if key not in installed:
@@ -288,33 +297,17 @@ def check_environment(
 # --------------------------------------------------------------------------- chapters
 
 
-@functools.cache
-def _book_conftest():
-    """The repository's conftest.py, for its one definition of a MyST notebook."""
-    spec = importlib.util.spec_from_file_location("_book_conftest", ROOT / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def is_myst_notebook(path: Path) -> bool:
-    """True for a MyST notebook: YAML front matter with a ``jupytext:`` or ``kernelspec:`` key.
-
-    The same rule as conftest.py's ``_is_myst_notebook`` (which nbval uses), imported from there.
-    """
-    return _book_conftest()._is_myst_notebook(Path(path))
-
-
 def chapters(toc: Path = TOC) -> list[str]:
     """The notebook pages of ``_toc.yml``, as paths relative to the repository root (``book/winnow.md``).
 
     These are the pages a Binder reader can run: the numbered chapters, the assignments and
     the status page. Plain pages (introduction, errata, bibliography, API reference, lecturer
-    guide, ...) are not notebooks, and ``book/assignments/lecturer/`` is not in the TOC.
+    guide, ...) are not notebooks (``booktools.notebooks.is_myst_notebook``, the rule nbval
+    uses), and ``book/assignments/lecturer/`` is not in the TOC.
     """
-    # Imported here: with --fresh-venv this script first runs under any python3, without PyYAML.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from book_toc import toc_sources
+    # Imported here: with --fresh-venv this module first runs under any python3, without PyYAML.
+    from booktools.notebooks import is_myst_notebook
+    from booktools.toc import toc_sources
 
     root = Path(toc).resolve().parent
     return [p.resolve().relative_to(root).as_posix() for p in toc_sources(toc) if is_myst_notebook(p)]
@@ -520,7 +513,7 @@ def run_chapters(paths, jobs: int = 2, timeout: int = DEFAULT_TIMEOUT, root: Pat
 
 
 def fresh_venv_run(args: list[str]) -> int:
-    """Make a venv in a temporary directory, install requirements.txt, re-run this script in it."""
+    """Make a venv in a temporary directory, install requirements.txt, re-run this check in it."""
     with tempfile.TemporaryDirectory(prefix="binder-check-") as tmp:
         venv = Path(tmp) / "venv"
         start = time.perf_counter()
@@ -534,7 +527,7 @@ def fresh_venv_run(args: list[str]) -> int:
             [str(python), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"], cwd=ROOT, env=env, check=True
         )
         print(f"== installed requirements.txt in {time.perf_counter() - start:.0f} s", flush=True)
-        rerun = [str(python), str(Path(__file__).resolve()), *args]
+        rerun = [str(python), "-m", "booktools", "binder-check", *args]
         return subprocess.run(rerun, cwd=ROOT, env=env, check=False).returncode
 
 

@@ -19,74 +19,73 @@ image, then asserts that
   rendered ``.widget-subarea`` before it;
 * nothing was logged as an error: ``console.error``/``console.assert``, uncaught
   exceptions, and the browser's own error log (failed loads, CORS, CSP, ...);
-* no request left the site: every URL the page asked for (DevTools Protocol
-  ``Network`` domain) is ``file://`` under the site root, ``data:`` or ``blob:``,
-  and no local file failed to load.
+* no request left the site: every URL the page asked for is ``file://`` under the
+  site root, ``data:`` or ``blob:``, and no local file failed to load.
 * axe-core finds no "serious" or "critical" accessibility violation (WCAG 2.1 A and
-  AA rules), in the light theme and again in the dark theme. axe-core is the pinned
-  npm release (``AXE_URL``, hash-checked, cached like the widget manager); its
-  source is evaluated in the page, so it needs no server and no network.
+  AA rules), in the light theme and again in the dark theme (the reader's system
+  asks for dark colours, and the theme follows). axe-core is the pinned npm release
+  (``AXE_URL``, hash-checked, cached like the widget manager); it is added to the
+  page as a script, so it needs no server and no network.
 
-External hosts are unreachable in any case (``--host-resolver-rules`` maps every
-host to NOTFOUND and the proxy is a closed local port), so a page that needs the
-network is both caught and shown as it would look offline. Every page opens in a
-fresh browser context (empty localStorage), as a first-time visitor sees it, and
-``--jobs`` pages are checked at once.
+Last, the page's width is measured on a phone's screen (``PHONE_WIDTH``);
+``tests/test_browser.py`` holds some pages to it.
+
+The browser is the system's Chromium driven by Playwright (``playwright.async_api``;
+Playwright's own browser download is never used). Requests that would leave the site
+are aborted by a Playwright route, and external hosts are unreachable in any case
+(``--host-resolver-rules`` maps every host to NOTFOUND and the proxy is a closed
+local port), so a page that needs the network is both caught and shown as it would
+look offline. Every page opens in a fresh browser context (empty localStorage), as a
+first-time visitor sees it, and ``--jobs`` pages are checked at once.
 
 A full-page screenshot of each page is saved as ``<out>/<page>.png``, and, on pages
 with a figure or a widget, one in the dark theme as ``<out>/<page>-dark.png``. One line of
 measured facts is printed per page; the exit status is 1 if any page failed, with
-the reasons listed. The browser is driven through the Chrome DevTools Protocol
-over a websocket (``websocket-client``), so no browser-automation package is needed.
+the reasons listed.
 """
 from __future__ import annotations
 
 import argparse
-import base64
+import asyncio
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tarfile
-import tempfile
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import websocket  # websocket-client
 import yaml
+from playwright.async_api import Browser, Page, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from booktools.book_toc import toc_entries
+from _ext.widget_js import fetch_npm_tarball
+from booktools.toc import toc_entries
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 TEX_DELIMITERS = ("\\(", "\\[", "$$")
-VIEWPORT = (1280, 900)
-# Screenshots stop at this height (the longest chapter is about 32,000 px at 1280 px wide).
-MAX_SCREENSHOT_HEIGHT = 60000
+VIEWPORT = {"width": 1280, "height": 900}
+PHONE_WIDTH = 400  # px: a phone held upright
+# Screenshots stop at this size (the longest chapter is about 32,000 px high at 1280 px wide).
+MAX_SCREENSHOT_SIZE = 60000
 AXE_URL = "https://registry.npmjs.org/axe-core/-/axe-core-4.14.1.tgz"
 AXE_INTEGRITY = ("sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37"
                  "OgudVGtQ==")
 AXE_FAILING_IMPACTS = ("serious", "critical")
-AXE_RUN_JS = r"""
+AXE_RUN_JS = r"""() =>
 axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
                    resultTypes: ["violations"],
                    preload: false})  // no XHR for the stylesheets: file:// pages forbid it
   .then((r) => r.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
         nodes: v.nodes.length, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" "))})))
 """
-DARK_THEME_JS = """(() => { document.documentElement.dataset.theme = "dark";
-  document.documentElement.dataset.mode = "dark"; return true; })()"""
 
 
 def axe_source() -> str:
     """axe.min.js of the pinned axe-core release (from the cache, else from npm)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
-    from widget_js import fetch_npm_tarball  # one hash-checked, cached npm download for both
-
     tarball = fetch_npm_tarball(AXE_URL, AXE_INTEGRITY, None, "browser_check",
                                 "The accessibility check needs axe-core")
     with tarfile.open(tarball, "r:gz") as archive:
@@ -113,201 +112,45 @@ def toc_pages(toc: Path) -> list[str]:
     return pages
 
 
-# --------------------------------------------------------------------------- the browser
+async def launch(playwright: Playwright, executable: str) -> Browser:
+    """The system's headless Chromium (``executable``), cut off from the network.
 
-
-class CDPError(RuntimeError):
-    pass
-
-
-class Connection:
-    """One DevTools Protocol websocket: send commands, wait for their answers, dispatch events."""
-
-    def __init__(self, url: str, timeout: float = 30.0):
-        # suppress_origin: Chromium refuses DevTools websockets that carry an Origin header.
-        self.ws = websocket.create_connection(url, timeout=timeout, suppress_origin=True)
-        self._next_id = 0
-        self.on_event = None  # callback(method, params)
-
-    def _dispatch(self, message: dict):
-        if self.on_event is not None and "method" in message:
-            self.on_event(message["method"], message.get("params", {}))
-
-    def call(self, method: str, params: dict | None = None, timeout: float = 30.0) -> dict:
-        self._next_id += 1
-        msg_id = self._next_id
-        self.ws.send(json.dumps({"id": msg_id, "method": method, "params": params or {}}))
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError(f"{method}: no answer within {timeout:.0f} s")
-            self.ws.settimeout(remaining)
-            try:
-                reply = json.loads(self.ws.recv())
-            except websocket.WebSocketTimeoutException:
-                raise TimeoutError(f"{method}: no answer within {timeout:.0f} s") from None
-            if reply.get("id") == msg_id:
-                if "error" in reply:
-                    err = reply["error"]
-                    raise CDPError(f"{method}: {err.get('message')} {err.get('data', '')}".strip())
-                return reply.get("result", {})
-            self._dispatch(reply)
-
-    def pump(self, seconds: float):
-        """Receive and dispatch events for ``seconds``."""
-        deadline = time.monotonic() + seconds
-        while (remaining := deadline - time.monotonic()) > 0:
-            self.ws.settimeout(remaining)
-            try:
-                self._dispatch(json.loads(self.ws.recv()))
-            except websocket.WebSocketTimeoutException:
-                return
-
-    def close(self):
-        try:
-            self.ws.close()
-        except Exception:
-            pass
-
-
-class Browser:
-    """A headless Chromium that cannot reach the network, driven over the DevTools Protocol."""
-
-    def __init__(self, executable: str, timeout: float = 30.0):
-        self.profile = tempfile.mkdtemp(prefix="browser-check-")
-        args = [
-            executable,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={self.profile}",
-            # Nothing may reach the network: every host resolves to NOTFOUND, and
-            # whatever bypasses the resolver meets a proxy on a closed local port.
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--proxy-server=http://127.0.0.1:9",
-            "--proxy-bypass-list=<-loopback>",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-default-apps",
-            "--disable-extensions",
-            "--disable-sync",
-            "--no-default-browser-check",
-            "--no-first-run",
-            "--mute-audio",
-            "--hide-scrollbars",
-            "--force-device-scale-factor=1",
-            f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}",
-            "about:blank",
-        ]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        self.conn = None
-        self.lock = threading.Lock()  # the browser connection is shared by the page workers
-        try:
-            port_file = Path(self.profile) / "DevToolsActivePort"
-            deadline = time.monotonic() + timeout
-            while True:
-                if port_file.exists():
-                    lines = port_file.read_text().split()
-                    if len(lines) >= 2:
-                        break
-                if self.proc.poll() is not None:
-                    err = self.proc.stderr.read().decode(errors="replace")[-2000:]
-                    raise CDPError(f"{executable} exited with status {self.proc.returncode}: {err}")
-                if time.monotonic() > deadline:
-                    raise CDPError(f"{executable} did not open its DevTools port within {timeout:.0f} s")
-                time.sleep(0.05)
-            self.port = int(lines[0])
-            self.conn = Connection(f"ws://127.0.0.1:{self.port}{lines[1]}", timeout)
-        except BaseException:
-            self.close()
-            raise
-        # stderr is not read any more: let the OS discard it rather than fill a pipe.
-        self.proc.stderr.close()
-
-    def open_page(self) -> tuple[str, str, Connection]:
-        """A blank tab in a fresh browser context (no cookies or storage: a first-time visitor)."""
-        with self.lock:
-            context = self.conn.call("Target.createBrowserContext")["browserContextId"]
-            target = self.conn.call("Target.createTarget", {"url": "about:blank", "browserContextId": context})["targetId"]
-        return context, target, Connection(f"ws://127.0.0.1:{self.port}/devtools/page/{target}")
-
-    def close_page(self, context: str, target: str):
-        with self.lock:
-            for method, params in (("Target.closeTarget", {"targetId": target}),
-                                   ("Target.disposeBrowserContext", {"browserContextId": context})):
-                try:
-                    self.conn.call(method, params)
-                except (CDPError, TimeoutError):
-                    pass
-
-    def close(self):
-        if self.conn is not None:
-            self.conn.close()
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        shutil.rmtree(self.profile, ignore_errors=True)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    Every host resolves to NOTFOUND, and whatever bypasses the resolver meets a proxy on a
+    closed local port (loopback included). Used by the browser check and the PDF edition.
+    """
+    return await playwright.chromium.launch(
+        executable_path=executable,
+        proxy={"server": "http://127.0.0.1:9"},
+        args=["--host-resolver-rules=MAP * ~NOTFOUND"],
+    )
 
 
 # --------------------------------------------------------------------------- one page
 
-# Runs in the page: wait for the load event, MathJax's initial typeset, fonts and images.
-SETTLE_JS = r"""
-(async (timeoutMs) => {
-  const deadline = Date.now() + timeoutMs;
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = (p) => Promise.race([p, sleep(Math.max(0, deadline - Date.now()))]);
-  while (document.readyState !== "complete" && Date.now() < deadline) await sleep(25);
-  const refresh = document.querySelector('meta[http-equiv="refresh" i]');
-  if (refresh) return {refresh: refresh.getAttribute("content")};
-  const mathjaxScript = [...document.scripts].some((s) => /mathjax/i.test(s.src));
-  let mathjax = "absent";
-  if (mathjaxScript) {
-    const ready = () => window.MathJax && MathJax.startup && MathJax.startup.promise;
-    while (!ready() && Date.now() < deadline) await sleep(25);
-    if (ready()) {
-      let settled = false;
-      await until(MathJax.startup.promise.then(() => { settled = true; }, (e) => { settled = "rejected: " + e; }));
-      mathjax = settled === true ? "typeset" : settled || "timed out";
-    } else {
-      mathjax = "never started";
-    }
-  }
-  const images = [...document.images];
-  for (const img of images) if (img.loading === "lazy") img.loading = "eager";
-  await until(Promise.all(images.map((img) => img.complete ? null : new Promise((r) => {
-    img.addEventListener("load", r, {once: true});
-    img.addEventListener("error", r, {once: true});
-  }))));
-  // Widgets: the HTML manager replaces each saved view (a widget-view+json script) with a
-  // rendered .widget-subarea just before it, after the load event.
-  const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
-  const drawn = (v) => v.previousElementSibling && v.previousElementSibling.matches(".widget-subarea")
-    && v.previousElementSibling.querySelector(".jupyter-widgets");
-  while (views.some((v) => !drawn(v)) && Date.now() < deadline) await sleep(25);
-  if (document.fonts) await until(document.fonts.ready);
-  return {mathjax};
-})
-"""
+HAS_MATHJAX_JS = "() => [...document.scripts].some((s) => /mathjax/i.test(s.src))"
+MATHJAX_STARTED_JS = "() => Boolean(window.MathJax && MathJax.startup && MathJax.startup.promise)"
+MATHJAX_TYPESET_JS = """(ms) => Promise.race([
+  MathJax.startup.promise.then(() => "typeset", (e) => "rejected: " + e),
+  new Promise((r) => setTimeout(() => r("timed out"), ms))])"""
+EAGER_IMAGES_JS = "() => { for (const img of document.images) if (img.loading === 'lazy') img.loading = 'eager'; }"
+IMAGES_DONE_JS = "() => [...document.images].every((img) => img.complete)"
+# The HTML manager replaces each saved view (a widget-view+json script) with a rendered
+# .widget-subarea just before it, after the load event.
+WIDGETS_DRAWN_JS = """() => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
+  .every((v) => v.previousElementSibling && v.previousElementSibling.matches(".widget-subarea")
+    && v.previousElementSibling.querySelector(".jupyter-widgets"))"""
+FONTS_DONE_JS = "() => !document.fonts || document.fonts.status === 'loaded'"
+REFRESH_JS = """() => document.querySelector('meta[http-equiv="refresh" i]') !== null"""
+DARK_THEME_JS = "() => document.documentElement.dataset.theme === 'dark'"
+TRANSITIONS_DONE_JS = """() => document.getAnimations()
+  .every((a) => !(a instanceof CSSTransition) || a.playState !== "running")"""
+PAGE_WIDTH_JS = "() => document.documentElement.scrollWidth"
 
 # Runs in the page once it has settled: the measured facts.
-FACTS_JS = r"""
-(() => {
+FACTS_JS = r"""(delimiters) => {
   const text = document.body ? document.body.innerText : "";
   const rawTex = [];
-  for (const d of %s) {
+  for (const d of delimiters) {
     const i = text.indexOf(d);
     if (i >= 0) rawTex.push({delimiter: d, context: text.slice(Math.max(0, i - 40), i + 40)});
   }
@@ -330,12 +173,67 @@ FACTS_JS = r"""
       ok: img.complete && img.naturalWidth > 0,
     })),
   };
-})()
-""" % json.dumps(list(TEX_DELIMITERS))
+}"""
+
+
+async def _wait_for(page: Page, predicate: str, deadline: float) -> bool:
+    """Wait until ``predicate`` holds in the page or ``deadline`` (time.monotonic) passes."""
+    try:
+        await page.wait_for_function(predicate, timeout=max(1.0, deadline - time.monotonic()) * 1000)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
+async def open_and_settle(page: Page, url: str, timeout: float) -> str:
+    """Open ``url`` in ``page`` and wait until a reader sees it all; the state of MathJax.
+
+    Follows a ``<meta http-equiv="refresh">`` (``index.html``), then waits for MathJax's
+    startup promise (the initial typeset), every image (lazy ones made eager), every saved
+    widget view drawn, and the fonts, all within ``timeout`` seconds. Shared by the browser
+    check and the PDF edition.
+
+    Returns
+    -------
+    str
+        ``"typeset"``, ``"absent"`` (no MathJax script on the page), ``"never started"``,
+        ``"timed out"`` or ``"rejected: <error>"``.
+
+    Raises
+    ------
+    playwright.async_api.TimeoutError
+        If the page (or the page a refresh leads to) does not load within ``timeout``.
+    playwright.async_api.Error
+        If the page cannot be loaded (e.g. ``net::ERR_FILE_NOT_FOUND``).
+    """
+    deadline = time.monotonic() + timeout
+    await page.goto(url, wait_until="load", timeout=timeout * 1000)
+    try:
+        refresh = await page.evaluate(REFRESH_JS)
+    except PlaywrightError as e:  # the refresh came first and took the page away
+        if "context was destroyed" not in e.message:
+            raise
+        refresh = True
+    if refresh:  # e.g. index.html: follow it
+        await page.wait_for_url(lambda u: u != url, wait_until="load",
+                                timeout=max(1.0, deadline - time.monotonic()) * 1000)
+    mathjax = "absent"
+    if await page.evaluate(HAS_MATHJAX_JS):
+        if await _wait_for(page, MATHJAX_STARTED_JS, deadline):
+            mathjax = await page.evaluate(MATHJAX_TYPESET_JS, max(1.0, deadline - time.monotonic()) * 1000)
+        else:
+            mathjax = "never started"
+    await page.evaluate(EAGER_IMAGES_JS)
+    await _wait_for(page, IMAGES_DONE_JS, deadline)
+    await _wait_for(page, WIDGETS_DRAWN_JS, deadline)
+    await _wait_for(page, FONTS_DONE_JS, deadline)
+    return mathjax
 
 
 @dataclass
 class PageResult:
+    """What ``check_page`` measured on one page, and the reasons it fails (``failures``)."""
+
     page: str
     url: str = ""
     final_url: str = ""
@@ -356,6 +254,7 @@ class PageResult:
     failed_requests: list = field(default_factory=list)
     screenshot: str = ""
     axe_violations: dict = field(default_factory=dict)  # theme -> violations of every impact
+    phone_width: int = 0  # the document's width in px on a PHONE_WIDTH screen (0: not measured)
     failures: list = field(default_factory=list)
 
     @property
@@ -387,8 +286,10 @@ class PageResult:
         parts += [
             f"console errors {len(self.console_errors)}",
             f"requests {len(self.requests)} ({len(self.external_requests)} external)",
-            f"{self.seconds:.1f} s",
         ]
+        if self.phone_width:
+            parts.append(f"{self.phone_width} px wide on a {PHONE_WIDTH} px phone")
+        parts.append(f"{self.seconds:.1f} s")
         if self.final_url and self.final_url != self.url:
             parts.insert(1, f"(redirected to {self.final_url})")
         return ", ".join(parts)
@@ -406,90 +307,67 @@ def _allowed(url: str, root_uri: str) -> bool:
     return False
 
 
-def check_page(browser: Browser, site: Path, page: str, out: Path | None, timeout: float,
-               axe: str | None = None) -> PageResult:
+async def check_page(browser: Browser, site: Path, page_path: str, out: Path | None, timeout: float,
+                     axe: str | None = None) -> PageResult:
+    """Open ``page_path`` of ``site`` in a fresh context of ``browser`` and measure it (see the module)."""
     start = time.monotonic()
     root_uri = site.as_uri()
-    result = PageResult(page=page, url=f"{root_uri}/{page}")
-    seen_console: set = set()
-    request_urls: dict = {}  # requestId -> url, to name failed requests
+    result = PageResult(page=page_path, url=f"{root_uri}/{page_path}")
 
     def add_console(text: str):
-        if text not in seen_console:
-            seen_console.add(text)
+        if text not in result.console_errors:
             result.console_errors.append(text)
 
-    def on_event(method: str, params: dict):
-        if method == "Network.requestWillBeSent":
-            url = params["request"]["url"]
-            request_urls[params["requestId"]] = url
-            result.requests.append(url)
-            if not _allowed(url, root_uri):
-                result.external_requests.append(url)
-        elif method == "Network.webSocketCreated":
-            result.requests.append(params["url"])
-            result.external_requests.append(params["url"])
-        elif method == "Network.loadingFailed" and not params.get("canceled"):
-            result.failed_requests.append({"requestId": params["requestId"], "error": params.get("errorText", "")})
-        elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            args = params.get("args", [])
-            text = " ".join(str(a.get("value", a.get("description", a.get("type")))) for a in args)
-            add_console(f"console.{params['type']}: {text}")
-        elif method == "Runtime.exceptionThrown":
-            d = params["exceptionDetails"]
-            exc = d.get("exception", {})
-            text = exc.get("description") or exc.get("value") or d.get("text", "exception")
-            add_console(f"uncaught {text.splitlines()[0]} ({d.get('url', '')}:{d.get('lineNumber', 0) + 1})")
-        elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-            e = params["entry"]
-            add_console(f"{e.get('source', 'log')}: {e.get('text', '')} {e.get('url', '')}".strip())
-        elif method == "Page.frameNavigated" and not params["frame"].get("parentId"):
-            result.final_url = params["frame"]["url"]
+    def on_request(request):
+        result.requests.append(request.url)
+        if not _allowed(request.url, root_uri):
+            result.external_requests.append(request.url)
 
-    context, target, conn = browser.open_page()
-    conn.on_event = on_event
+    def on_websocket(socket):
+        result.requests.append(socket.url)
+        result.external_requests.append(socket.url)
+
+    def on_request_failed(request):
+        error = request.failure or ""
+        if "ERR_ABORTED" not in error:  # cancelled (e.g. by a navigation), not failed
+            result.failed_requests.append({"url": request.url, "error": error})
+
+    def on_console(message):
+        if message.type not in ("error", "assert"):
+            return
+        if message.args:  # console.error(...) / console.assert(...) in a script
+            add_console(f"console.{message.type}: {message.text}")
+        else:  # the browser's own error log: failed loads, CORS, CSP, ...
+            add_console(f"browser: {message.text} {message.location.get('url', '')}".strip())
+
+    def on_page_error(error):
+        lines = (error.stack or "").splitlines()
+        where = next((line.strip()[3:] for line in lines[1:] if line.strip().startswith("at ")), "")
+        add_console(f"uncaught {error.name}: {error.message.splitlines()[0] if error.message else ''}"
+                    + (f" ({where})" if where else ""))
+
+    async def block(route):
+        await route.abort("internetdisconnected")
+
+    context = await browser.new_context(viewport=VIEWPORT, device_scale_factor=1, color_scheme="light")
     try:
-        for domain in ("Page", "Network", "Runtime", "Log"):
-            conn.call(f"{domain}.enable")
-        conn.call("Network.setCacheDisabled", {"cacheDisabled": True})
-        conn.call(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False},
-        )
-        nav = conn.call("Page.navigate", {"url": result.url}, timeout=timeout)
-        if nav.get("errorText"):
-            result.failures.append(f"page did not load: {nav['errorText']}")
-            return result
-
-        deadline = start + timeout
-        settled = None
-        while time.monotonic() < deadline:
-            remaining = max(1.0, deadline - time.monotonic())
-            try:
-                r = conn.call(
-                    "Runtime.evaluate",
-                    {"expression": f"{SETTLE_JS}({int(remaining * 1000)})", "awaitPromise": True, "returnByValue": True},
-                    timeout=remaining + 5,
-                )
-            except CDPError as e:  # the page navigated away while we waited: settle the new one
-                if "context" in str(e).lower() or "navigat" in str(e).lower():
-                    conn.pump(0.2)
-                    continue
-                raise
-            if "exceptionDetails" in r:
-                raise CDPError(f"settle script failed: {r['exceptionDetails']}")
-            value = r["result"].get("value") or {}
-            if "refresh" in value:  # e.g. index.html, a <meta http-equiv="refresh">: follow it
-                conn.pump(0.3)
-                continue
-            settled = value
-            break
-        if settled is None:
+        await context.route(lambda url: not _allowed(url, root_uri), block)
+        page = await context.new_page()
+        page.on("request", on_request)
+        page.on("websocket", on_websocket)
+        page.on("requestfailed", on_request_failed)
+        page.on("console", on_console)
+        page.on("pageerror", on_page_error)
+        try:
+            result.mathjax = await open_and_settle(page, result.url, timeout)
+        except PlaywrightTimeout:
             result.failures.append(f"page did not settle within {timeout:.0f} s")
             return result
-        result.mathjax = settled["mathjax"]
+        except PlaywrightError as e:
+            result.failures.append(f"page did not load: {e.message.splitlines()[0]}")
+            return result
 
-        facts = conn.call("Runtime.evaluate", {"expression": FACTS_JS, "returnByValue": True})["result"]["value"]
+        facts = await page.evaluate(FACTS_JS, list(TEX_DELIMITERS))
         result.final_url = facts["url"]
         result.mjx = facts["mjx"]
         result.math_sources = facts["mathSources"]
@@ -501,52 +379,36 @@ def check_page(browser: Browser, site: Path, page: str, out: Path | None, timeou
         result.widgets_drawn = facts["widgetsDrawn"]
         result.widget_controls = facts["widgetControls"]
 
-        if out is not None:
-            result.screenshot = _screenshot(conn, out / (str(Path(page).with_suffix("")) + ".png"))
+        shot = None if out is None else out / str(Path(page_path).with_suffix(""))
+        if shot is not None:
+            result.screenshot = await _screenshot(page, shot.with_name(shot.name + ".png"))
         if axe is not None:
-            conn.call("Runtime.evaluate", {"expression": axe})
+            await page.add_script_tag(content=axe)
             for theme in ("light", "dark"):
                 if theme == "dark":
-                    conn.call("Runtime.evaluate", {"expression": DARK_THEME_JS})
-                    conn.pump(0.2)
+                    await page.emulate_media(color_scheme="dark")
+                    if not await _wait_for(page, DARK_THEME_JS, time.monotonic() + 5):
+                        result.failures.append("the dark theme did not apply (prefers-color-scheme: dark)")
+                        break
+                    await _wait_for(page, TRANSITIONS_DONE_JS, time.monotonic() + 5)
                     # a dark screenshot where there is something to see in it: a figure or a widget
-                    if out is not None and (result.images or result.widget_views):
-                        _screenshot(conn, out / (str(Path(page).with_suffix("")) + "-dark.png"))
-                found = conn.call("Runtime.evaluate", {"expression": AXE_RUN_JS, "awaitPromise": True,
-                                                       "returnByValue": True}, timeout=timeout)
-                if "exceptionDetails" in found:
-                    raise CDPError(f"axe-core failed: {found['exceptionDetails']}")
-                result.axe_violations[theme] = found["result"]["value"]
-        conn.pump(0.05)  # late console messages and request failures
+                    if shot is not None and (result.images or result.widget_views):
+                        await _screenshot(page, shot.with_name(shot.name + "-dark.png"))
+                result.axe_violations[theme] = await asyncio.wait_for(page.evaluate(AXE_RUN_JS), timeout)
+        await page.set_viewport_size({"width": PHONE_WIDTH, "height": 800})
+        result.phone_width = await page.evaluate(PAGE_WIDTH_JS)
     finally:
-        conn.close()
-        browser.close_page(context, target)
-        result.failed_requests = [
-            {"url": request_urls.get(f["requestId"], f["requestId"]), "error": f["error"]}
-            for f in result.failed_requests
-        ]
+        await context.close()
         _judge(result, root_uri)
         result.seconds = time.monotonic() - start
     return result
 
 
-def _screenshot(conn: Connection, path: Path) -> str:
-    metrics = conn.call("Page.getLayoutMetrics")
-    size = metrics.get("cssContentSize") or metrics["contentSize"]
-    width = max(VIEWPORT[0], int(size["width"]))
-    height = min(MAX_SCREENSHOT_HEIGHT, max(VIEWPORT[1], int(size["height"])))
-    shot = conn.call(
-        "Page.captureScreenshot",
-        {
-            "format": "png",
-            "captureBeyondViewport": True,
-            "optimizeForSpeed": True,  # faster PNG encoding, about 20% larger files
-            "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
-        },
-        timeout=120,
-    )
+async def _screenshot(page: Page, path: Path) -> str:
+    """A full-page screenshot of ``page`` into ``path`` (cut at MAX_SCREENSHOT_SIZE); its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(base64.b64decode(shot["data"]))
+    await page.screenshot(path=path, full_page=True, timeout=120_000,
+                          clip={"x": 0, "y": 0, "width": MAX_SCREENSHOT_SIZE, "height": MAX_SCREENSHOT_SIZE})
     return str(path)
 
 
@@ -585,12 +447,62 @@ def _judge(r: PageResult, root_uri: str):
             f.append(f"local file failed to load: {failed['url']} ({failed['error']})")
 
 
-def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None = None, jobs: int = 0, log=None,
-               accessibility: bool = True):
-    """Check ``pages`` (paths relative to ``site``) in one browser, ``jobs`` tabs at a time.
+async def _check_pages(site: Path, pages, out: Path | None, timeout: float, executable: str, jobs: int,
+                       log, axe: str | None) -> list[PageResult]:
+    async with async_playwright() as playwright:
+        browser = await launch(playwright, executable)
+        limit = asyncio.Semaphore(jobs)
 
-    With ``accessibility`` (the default) axe-core runs on every page, in both themes.
-    Returns a PageResult per page, in the order of ``pages``.
+        async def one(name):
+            async with limit:
+                try:
+                    r = await check_page(browser, site, name, out, timeout, axe)
+                except (PlaywrightError, OSError) as e:  # OSError: also asyncio's TimeoutError
+                    r = PageResult(page=name, url=f"{site.as_uri()}/{name}", failures=[f"browser error: {e}"])
+            if log is not None:
+                log(r.line())
+            return r
+
+        try:
+            return await asyncio.gather(*(one(name) for name in pages))
+        finally:
+            await browser.close()
+
+
+def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None = None, jobs: int = 0, log=None,
+               accessibility: bool = True) -> list[PageResult]:
+    """Check ``pages`` (paths relative to ``site``) in one browser, ``jobs`` pages at a time.
+
+    The check of the built book that ``tests/test_browser.py`` and CI run (see the module).
+
+    Parameters
+    ----------
+    site : path
+        The built HTML site (``_build/html``).
+    pages : list of str
+        Pages relative to ``site``.
+    out : path, optional
+        Where to save the screenshots; None saves none.
+    timeout : float
+        Seconds allowed for a page to load and settle.
+    browser : str, optional
+        The Chromium executable (default: ``find_browser()``).
+    jobs : int
+        Pages checked at once (0: the CPUs, at most 4).
+    log : callable, optional
+        Called with each page's ``PageResult.line()`` as it finishes.
+    accessibility : bool
+        Run axe-core on every page, in both themes.
+
+    Returns
+    -------
+    list of PageResult
+        One per page, in the order of ``pages``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If no Chromium is found.
     """
     axe = axe_source() if accessibility else None
     site = Path(site).absolute()
@@ -599,19 +511,7 @@ def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None
     if executable is None:
         raise FileNotFoundError(f"no Chromium found (tried {', '.join(BROWSERS)}; set $CHROMIUM)")
     jobs = jobs or min(4, os.cpu_count() or 1)
-
-    with Browser(executable) as b:
-        def one(page):
-            try:
-                r = check_page(b, site, page, out, timeout, axe)
-            except (CDPError, TimeoutError, OSError, websocket.WebSocketException) as e:
-                r = PageResult(page=page, url=f"{site.as_uri()}/{page}", failures=[f"browser error: {e}"])
-            if log is not None:
-                log(r.line())
-            return r
-
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(one, pages))
+    return asyncio.run(_check_pages(site, pages, out, timeout, executable, jobs, log, axe))
 
 
 def main(argv=None) -> int:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Grade a folder of submitted notebooks with an assignment's hidden tests (the lecturer's command).
 
 Usage::
@@ -80,7 +79,12 @@ NOTEBOOK_SUFFIXES = (".ipynb", ".md")
 
 
 def load_hidden(path: Path):
-    """Import a hidden-tests file and check that it defines FUNCTION, KIND, REFERENCE, FORBIDDEN and grade."""
+    """Import a hidden-tests file and check that it defines FUNCTION, KIND, REFERENCE, FORBIDDEN and grade.
+
+    A hidden-tests file is the lecturer's, in any folder (``--hidden-dir``), not a module of a
+    package: it is imported from its path, as pytest imports a test file. The tests load them
+    through this function too.
+    """
     spec = importlib.util.spec_from_file_location(f"_hidden_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -195,12 +195,14 @@ def assignment_library(forbidden, assignment: str, dest: Path) -> dict[str, int]
     source_dir = Path(onlinelib.__file__).resolve().parent
     package = dest / "onlinelib"
     package.mkdir(parents=True)
-    for path in sorted(source_dir.glob("*.py")):
-        shutil.copyfile(path, package / path.name)
+    for path in sorted(source_dir.rglob("*.py")):  # subpackages (learning_curves/) too
+        (package / path.relative_to(source_dir)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, package / path.relative_to(source_dir))
     (package / "_forbidden.py").write_text(_FORBIDDEN_MODULE, encoding="utf-8")
     removed = {}
     for module, qualnames in targets.items():
-        path = package / (module.split(".", 1)[1] + ".py")
+        path = package.joinpath(*module.split(".")[1:])
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
         tree = ast.parse(path.read_text(encoding="utf-8"))
         removed[module] = _strip_module(tree, qualnames, module, assignment)
         path.write_text(ast.unparse(tree) + "\n", encoding="utf-8")

@@ -25,7 +25,11 @@ NAME, "message": TEXT}}``. Before each code cell the worker also writes ``{"even
 parts of onlinelib the code tried to use that this assignment removed
 (``"forbidden": [...]``).
 
-Usage (inside the sandbox): ``python -I grade_worker.py LIBDIR LIMITS_JSON``.
+Usage (inside the sandbox): ``python -I grade_worker.py LIBDIR LIMITS_JSON``. This file runs as a
+script, by path (``grade_sandbox.py`` bind-mounts it into the sandbox), and imports nothing of
+``booktools``: the sandbox holds nothing else of the repository. Putting LIBDIR first on
+``sys.path`` is how the sandbox hands the submission the assignment's copy of ``onlinelib``;
+it is the one ``sys.path`` change of the course tools.
 """
 import builtins
 import json

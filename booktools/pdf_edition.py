@@ -2,7 +2,7 @@
 
 Usage (after ``jupyter-book build .``)::
 
-    python booktools/pdf_edition.py                  # writes _build/html/online-learning.pdf
+    python -m booktools pdf                  # writes _build/html/online-learning.pdf
 
 Why this route: the HTML build has already executed every chapter, and Chromium prints
 exactly what a reader sees, with MathJax's typesetting, the figures, the widgets' static
@@ -11,16 +11,17 @@ would execute every chapter again and needs a TeX installation of several hundre
 several of the book's pieces (MathJax macros, widget figures, sphinx-proof and
 sphinx-exercise boxes) would need LaTeX versions of their own.
 
-Each page of ``_toc.yml`` is opened with no network (``browser_check.Browser``), waits for
-MathJax, fonts and images (``browser_check.SETTLE_JS``), and is printed to A4 with Chromium's
-heading outline. The parts are joined after a cover page with a table of contents, and
+Each page of ``_toc.yml`` is opened with no network in the system's Chromium through
+Playwright (``browser_check.launch``), waits for MathJax, images, widgets and fonts
+(``browser_check.open_and_settle``), and is printed to A4 with Chromium's heading outline
+(``page.pdf``). The parts are joined after a cover page with a table of contents, and
 the bookmarks are rebuilt as one tree: a bookmark per page, its headings below it. Folded
 code stays folded, as on the site; code blocks wrap instead of running off the page.
 """
 from __future__ import annotations
 
 import argparse
-import base64
+import asyncio
 import html
 import io
 import subprocess
@@ -29,14 +30,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Error as PlaywrightError
 from pypdf import PdfReader, PdfWriter
 
-from booktools.browser_check import SETTLE_JS, Browser, find_browser, toc_pages
+from booktools.browser_check import VIEWPORT, find_browser, launch, open_and_settle, toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOK_TITLE = "Online Learning: Mistake Bounds, Proofs and Code"
-A4 = {"paperWidth": 8.27, "paperHeight": 11.69}
-MARGIN_INCHES = 0.6
+A4 = {"width": "8.27in", "height": "11.69in"}  # (Playwright's format="A4" is 11.7 in high)
+MARGIN = "0.6in"
+FOOTER = '<div style="font-size:7px;width:100%;text-align:center;color:#555"><span class="title"></span></div>'
 # Printed copies wrap long code lines (the site scrolls them) and drop the folded cells'
 # "Show code" toggles, which do nothing on paper.
 PRINT_CSS = """
@@ -45,12 +49,10 @@ PRINT_CSS = """
   details.hide > summary { display: none !important; }
 }
 """
-ADD_CSS_JS = "(() => { const s = document.createElement('style'); s.textContent = %r;" \
-             " document.head.appendChild(s); return true; })()"
 # The headings a printed page shows, in document order, as plain text: maths as the Unicode
 # text of MathJax's assistive MathML, without the pilcrow links. Chromium's own outline titles
 # come from the rendered glyphs and lose the maths, so the bookmarks take these instead.
-HEADINGS_JS = r"""(() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
+HEADINGS_JS = r"""() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
   .filter((h) => getComputedStyle(h).display !== 'none' && h.offsetParent !== null)
   .map((h) => {
     const c = h.cloneNode(true);
@@ -60,40 +62,37 @@ HEADINGS_JS = r"""(() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
       m.replaceWith(document.createTextNode(mml ? mml.textContent : ''));
     });
     return c.textContent.replace(/\s+/g, ' ').trim();
-  }))()"""
+  })"""
 
 
-def print_page(browser: Browser, url: str, timeout: float) -> tuple[bytes, str, list[str]]:
-    """The page at ``url`` as PDF bytes, its title (the part before " — ") and its printed headings."""
-    context, target, conn = browser.open_page()
+async def print_page(browser: Browser, url: str, timeout: float) -> tuple[bytes, str, list[str]]:
+    """The page at ``url`` as PDF bytes, its title (the part before " — ") and its printed headings.
+
+    Raises
+    ------
+    RuntimeError
+        If the page does not load, or MathJax does not finish its typeset, within ``timeout`` seconds.
+    """
+    page = await browser.new_page(viewport=VIEWPORT)  # a fresh context, closed with the page
     try:
-        for domain in ("Page", "Runtime"):
-            conn.call(f"{domain}.enable")
-        nav = conn.call("Page.navigate", {"url": url}, timeout=timeout)
-        if nav.get("errorText"):
-            raise RuntimeError(f"{url} did not load: {nav['errorText']}")
-        settled = conn.call("Runtime.evaluate", {"expression": f"{SETTLE_JS}({int(timeout * 1000)})",
-                                                 "awaitPromise": True, "returnByValue": True},
-                            timeout=timeout + 10)["result"].get("value") or {}
-        if settled.get("mathjax") not in ("typeset", "absent"):
-            raise RuntimeError(f"{url}: MathJax did not finish ({settled.get('mathjax')})")
-        conn.call("Runtime.evaluate", {"expression": ADD_CSS_JS % PRINT_CSS})
-        title = conn.call("Runtime.evaluate", {"expression": "document.title",
-                                               "returnByValue": True})["result"]["value"]
-        conn.call("Emulation.setEmulatedMedia", {"media": "print"})
-        headings = conn.call("Runtime.evaluate", {"expression": HEADINGS_JS,
-                                                  "returnByValue": True})["result"]["value"]
-        pdf = conn.call("Page.printToPDF", {
-            **A4, "marginTop": MARGIN_INCHES, "marginBottom": MARGIN_INCHES,
-            "marginLeft": MARGIN_INCHES, "marginRight": MARGIN_INCHES,
-            "printBackground": True, "generateDocumentOutline": True, "generateTaggedPDF": True,
-            "displayHeaderFooter": True, "headerTemplate": "<span></span>",
-            "footerTemplate": '<div style="font-size:7px;width:100%;text-align:center;color:#555">'
-                              '<span class="title"></span></div>',
-        }, timeout=timeout * 2)
-        return base64.b64decode(pdf["data"]), title.split(" — ")[0].strip(), headings
+        try:
+            mathjax = await open_and_settle(page, url, timeout)
+        except PlaywrightError as e:
+            raise RuntimeError(f"{url} did not load: {e.message.splitlines()[0]}") from None
+        if mathjax not in ("typeset", "absent"):
+            raise RuntimeError(f"{url}: MathJax did not finish ({mathjax})")
+        await page.add_style_tag(content=PRINT_CSS)
+        title = await page.title()
+        await page.emulate_media(media="print")
+        headings = await page.evaluate(HEADINGS_JS)
+        pdf = await asyncio.wait_for(page.pdf(
+            **A4, margin={"top": MARGIN, "bottom": MARGIN, "left": MARGIN, "right": MARGIN},
+            print_background=True, outline=True, tagged=True,
+            display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
+        ), timeout * 2)
+        return pdf, title.split(" — ")[0].strip(), headings
     finally:
-        browser.close_page(context, target)
+        await page.close()
 
 
 def cover_html(parts: list[tuple[str, int]], revision: str) -> str:
@@ -136,6 +135,57 @@ def revision() -> str:
         return "no git revision"
 
 
+async def print_book(executable: str, site: Path, pages: list[str], timeout: float):
+    """Print every page of ``pages`` (relative to ``site``), then the cover; in one browser.
+
+    Returns
+    -------
+    printed : list of tuple
+        Per page: its path, its title, a PdfReader of its PDF, that reader's outline and the
+        bookmarks' titles (id of outline item -> printed heading).
+    cover : PdfReader
+        The cover and contents pages.
+    parts : list of tuple
+        Per page: its title and the page of the book's PDF it starts on (from 1).
+
+    Raises
+    ------
+    RuntimeError
+        If a page cannot be printed, or its PDF's bookmarks do not match its headings.
+    """
+    printed = []
+    async with async_playwright() as playwright:
+        browser = await launch(playwright, executable)
+        try:
+            for page in pages:
+                data, title, headings = await print_page(browser, (site / page).as_uri(), timeout)
+                reader = PdfReader(io.BytesIO(data))
+                outline = reader.outline   # a new list on every access: keep this one
+                marks = flatten(outline)
+                if len(marks) != len(headings):
+                    raise RuntimeError(f"{page}: {len(marks)} bookmarks for {len(headings)} printed headings")
+                printed.append((page, title, reader, outline, {id(m): h for m, h in zip(marks, headings)}))
+                print(f"printed {page}: {len(reader.pages)} pages", flush=True)
+            # The cover's contents need the parts' first pages, and those depend on the cover's
+            # length: two pages (title, contents) as long as the contents fit on one page.
+            cover_pages = 2
+            for _ in range(3):
+                first, parts = cover_pages, []
+                for _, title, reader, _, _ in printed:
+                    parts.append((title, first + 1))
+                    first += len(reader.pages)
+                with tempfile.TemporaryDirectory() as tmp:
+                    cover = Path(tmp) / "cover.html"
+                    cover.write_text(cover_html(parts, revision()), encoding="utf-8")
+                    cover_reader = PdfReader(io.BytesIO((await print_page(browser, cover.as_uri(), timeout))[0]))
+                if len(cover_reader.pages) == cover_pages:
+                    break
+                cover_pages = len(cover_reader.pages)
+        finally:
+            await browser.close()
+    return printed, cover_reader, parts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
@@ -150,37 +200,12 @@ def main(argv: list[str] | None = None) -> int:
         print("no Chromium found: install it (apt-get install chromium) or set $CHROMIUM", file=sys.stderr)
         return 2
     pages = [p for p in toc_pages(args.toc) if p != "index.html"]
+    missing = [args.site / page for page in pages if not (args.site / page).exists()]
+    if missing:
+        print(f"missing page {missing[0]}: build the book first", file=sys.stderr)
+        return 2
     start = time.monotonic()
-    printed = []
-    with Browser(executable, timeout=args.timeout) as browser:
-        for page in pages:
-            path = args.site / page
-            if not path.exists():
-                print(f"missing page {path}: build the book first", file=sys.stderr)
-                return 2
-            data, title, headings = print_page(browser, path.as_uri(), args.timeout)
-            reader = PdfReader(io.BytesIO(data))
-            outline = reader.outline   # a new list on every access: keep this one
-            marks = flatten(outline)
-            if len(marks) != len(headings):
-                raise RuntimeError(f"{page}: {len(marks)} bookmarks for {len(headings)} printed headings")
-            printed.append((page, title, reader, outline, {id(m): h for m, h in zip(marks, headings)}))
-            print(f"printed {page}: {len(reader.pages)} pages", flush=True)
-        # The cover's contents need the parts' first pages, and those depend on the cover's
-        # length: two pages (title, contents) as long as the contents fit on one page.
-        cover_pages = 2
-        for _ in range(3):
-            first, parts = cover_pages, []
-            for _, title, reader, _, _ in printed:
-                parts.append((title, first + 1))
-                first += len(reader.pages)
-            with tempfile.TemporaryDirectory() as tmp:
-                cover = Path(tmp) / "cover.html"
-                cover.write_text(cover_html(parts, revision()), encoding="utf-8")
-                cover_reader = PdfReader(io.BytesIO(print_page(browser, cover.as_uri(), args.timeout)[0]))
-            if len(cover_reader.pages) == cover_pages:
-                break
-            cover_pages = len(cover_reader.pages)
+    printed, cover_reader, parts = asyncio.run(print_book(executable, args.site, pages, args.timeout))
     writer = PdfWriter()
     writer.append(cover_reader, import_outline=False)
     for (page, title, reader, top, titles), (_, first) in zip(printed, parts):

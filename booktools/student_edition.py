@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Build the student edition: the book with every solution and lecturer-only item removed.
 
     python -m booktools student-edition            # strip into _build/student_src, build into _build/student
@@ -19,6 +18,10 @@ What is removed from every MyST Markdown file (``*.md``):
 * every directive whose ``:class:`` includes ``lecturer-only``;
 * every Markdown cell whose ``+++`` marker carries the tag, e.g.
   ``+++ {"tags": ["lecturer-only"]}`` (up to the next ``+++`` or code cell).
+
+Code fences, directives and ``+++`` markers are found as myst-parser finds them when it builds
+the book: markdown-it-py with the front-matter, MyST-block and colon-fence plugins, and the
+Markdown content of every directive (but code cells, maths and the like) is parsed the same way.
 
 Files are left out of the copy if any part of their path is a directory named ``lecturer``
 (e.g. ``book/assignments/a1/lecturer/``) or contains ``_lecturer`` (e.g.
@@ -46,8 +49,12 @@ from glob import escape as glob_escape
 from pathlib import Path
 
 import yaml
+from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+from mdit_py_plugins.myst_blocks import myst_block_plugin
 
-from booktools.book_toc import toc_entries as _toc_files
+from booktools.toc import toc_entries, toc_globs
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SRC_OUT = Path("_build/student_src")
@@ -59,10 +66,13 @@ ALWAYS_COPY = ["_config.yml", "_toc.yml", "_static", "_templates"]
 # Never copied, wherever they are.
 SKIP_NAMES = {"_build", "__pycache__", ".ipynb_checkpoints", ".jupyter_cache", ".git", ".DS_Store"}
 
-# A fence line: ``` or ~~~ (code fences, MyST directives) or ::: (colon-fence directives).
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*?)\s*$")
-_DIRECTIVE = re.compile(r"^\{(?P<name>[^}\s]+)\}\s*(?P<arg>.*)$")
-_CELL_MARKER = re.compile(r"^\+\+\+(?P<meta>\s*\{.*\})?\s*$")
+# The block structure of MyST Markdown as myst-parser reads it: CommonMark, the YAML front
+# matter, the notebook cell breaks (``+++``) and ``:::`` fences (colon_fence, on in _config.yml).
+# Only blocks matter here, so inline parsing is off.
+_MARKDOWN = (MarkdownIt("commonmark").use(front_matter_plugin).use(myst_block_plugin).use(colon_fence_plugin)
+             .disable(["inline", "text_join"]))
+# Where markdown-it ends a line (it reads \r\n and a lone \r as \n): a split after each line end.
+_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 # Directives whose content is not Markdown: never looked into.
 _OPAQUE = {"code-cell", "code", "code-block", "sourcecode", "math", "raw", "literalinclude",
            "eval-rst", "csv-table", "glue:math"}
@@ -80,41 +90,81 @@ class Removed:
 
 
 @dataclass
-class _Fence:
+class Fence:
+    """A fenced block (a code fence or a MyST directive) of a MyST Markdown file, as markdown-it finds it."""
+
     start: int           # index of the opening line
-    close: int           # index of the closing line (== len(lines) if unterminated)
+    close: int           # index of the closing line (the end of the text, or of the
+                         # enclosing block, if unterminated)
     name: str | None     # directive name, or None for a plain code fence
     arg: str
     content: int         # index of the first line of the directive's content (after options)
     options: dict
+    markdown: str        # the content from line ``content`` on, without the fence's indentation
+
+
+@dataclass
+class _CellBreak:
+    """A ``+++`` line: the start of a Markdown cell of the notebook, with its metadata text."""
+
+    start: int
+    meta: str
 
 
 class SolutionSyntaxError(ValueError):
     """A solution-start without a solution-end, or the other way round."""
 
 
-def _fence_at(lines: list[str], i: int, hi: int) -> _Fence | None:
-    """The fenced block opened at line i, or None if line i opens none."""
-    m = _FENCE.match(lines[i].rstrip("\r\n"))
-    if not m:
-        return None
-    fence, info = m.group("fence"), m.group("info").strip()
-    if fence[0] == "`" and "`" in info:   # CommonMark: not a fence
-        return None
-    if fence[0] == ":" and not info:       # a bare ::: line closes, it does not open
-        return None
-    closer = re.compile(r"^[ \t]*" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
-    close = next((j for j in range(i + 1, hi) if closer.match(lines[j].rstrip("\r\n"))), hi)
-    name, arg = None, ""
-    d = _DIRECTIVE.match(info)
-    if d:
-        name, arg = d.group("name"), d.group("arg").strip()
-    elif fence[0] == ":" and info:         # :::name is a directive too with colon_fence
-        name, _, arg = info.partition(" ")
-    options, content = {}, i + 1
-    if name is not None:
-        options, content = _options(lines, i + 1, close)
-    return _Fence(i, close, name, arg, content, options)
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` with their line ends, numbered as markdown-it numbers them."""
+    return [line for line in _LINE_END.split(text) if line]
+
+
+def _directive(info: str, colon: bool) -> tuple[str | None, str]:
+    """A fence's directive name and argument: ``{name} arg`` (or ``name arg`` after ``:::``)."""
+    word, arg = (info.split(maxsplit=1) + ["", ""])[:2]
+    if word.startswith("{") and word.endswith("}") and len(word) > 2:
+        return word[1:-1], arg.strip()
+    if colon and word:                     # :::name is a directive too with colon_fence
+        return word, arg.strip()
+    return None, ""
+
+
+def _blocks(lines: list[str], text: str, offset: int, breaks: bool) -> list:
+    """The fences (and, with ``breaks``, the cell breaks) of ``text``, in order.
+
+    ``text`` is lines[offset:] up to some end (de-indented, in a directive's content): line k of
+    ``text`` is ``lines[offset + k]``. Fences inside other fences are not listed (they are
+    content); fences in lists and block quotes are.
+    """
+    found = []
+    for token in _MARKDOWN.parse(text):
+        if token.type == "myst_block_break" and breaks:
+            found.append(_CellBreak(offset + token.map[0], token.content))
+        elif token.type in ("fence", "colon_fence"):
+            body = _lines(token.content)
+            first, end = token.map
+            closed = first + 1 + len(body) < end
+            start, close = offset + first, offset + (end - 1 if closed else end)
+            name, arg = _directive(token.info, token.type == "colon_fence")
+            options, content = _options(lines, start + 1, close) if name is not None else ({}, start + 1)
+            found.append(Fence(start, close, name, arg, content, options, "".join(body[content - start - 1:])))
+    return found
+
+
+def fences(text: str) -> list[Fence]:
+    """Every fenced block of MyST Markdown text in order, also those in the Markdown content of a directive."""
+    lines = _lines(text)
+    found: list[Fence] = []
+
+    def walk(markdown: str, offset: int) -> None:
+        for f in _blocks(lines, markdown, offset, breaks=False):
+            found.append(f)
+            if f.name is not None and f.name not in _OPAQUE:
+                walk(f.markdown, f.content)
+
+    walk(text, 0)
+    return found
 
 
 def _options(lines: list[str], lo: int, hi: int) -> tuple[dict, int]:
@@ -153,7 +203,7 @@ def _words(value) -> set[str]:
     return {w for w in re.split(r"[\s,\[\]'\"]+", str(value)) if w}
 
 
-def _is_lecturer_only(f: _Fence) -> bool:
+def _is_lecturer_only(f: Fence) -> bool:
     return LECTURER_TAG in _words(f.options.get("tags")) | _words(f.options.get("class"))
 
 
@@ -167,58 +217,49 @@ def _marker_is_lecturer_only(meta: str | None) -> bool:
     return isinstance(data, dict) and LECTURER_TAG in _words(data.get("tags"))
 
 
-def _scan(lines: list[str], lo: int, hi: int, top: bool, out: list[Removed]) -> None:
-    """Append to ``out`` the blocks to remove among lines[lo:hi] (one nesting level, recursing)."""
-    i = lo
-    while i < hi:
-        marker = _CELL_MARKER.match(lines[i].rstrip("\r\n")) if top else None
-        if marker and _marker_is_lecturer_only(marker.group("meta")):
-            j = i + 1        # the Markdown cell runs to the next +++ or code cell
-            while j < hi:
-                if _CELL_MARKER.match(lines[j].rstrip("\r\n")):
-                    break
-                f = _fence_at(lines, j, hi)
-                if f is not None and f.name == "code-cell":
-                    break
-                j = f.close + 1 if f is not None else j + 1
-            out.append(Removed("lecturer-only", "", "".join(lines[i + 1:j]), i + 1, j))
-            i = j
-            continue
-        f = _fence_at(lines, i, hi)
-        if f is None:
-            i += 1
+def _scan(lines: list[str], markdown: str, offset: int, top: bool, out: list[Removed]) -> None:
+    """Append to ``out`` the blocks to remove from ``markdown`` (one nesting level, recursing).
+
+    ``markdown`` is the whole text (``top``) or a directive's content, whose first line is
+    ``lines[offset]``; cell breaks count only at the top.
+    """
+    hi = offset + len(_lines(markdown))
+    blocks = _blocks(lines, markdown, offset, breaks=top)
+    k = 0
+    while k < len(blocks):
+        f = blocks[k]
+        k += 1
+        if isinstance(f, _CellBreak):
+            if _marker_is_lecturer_only(f.meta):
+                # the Markdown cell runs to the next +++ or code cell
+                while k < len(blocks) and not (isinstance(blocks[k], _CellBreak) or blocks[k].name == "code-cell"):
+                    k += 1
+                j = blocks[k].start if k < len(blocks) else hi
+                out.append(Removed("lecturer-only", "", "".join(lines[f.start + 1:j]), f.start + 1, j))
             continue
         if f.name == "solution-end":
-            raise SolutionSyntaxError(f"line {i + 1}: solution-end without a solution-start")
+            raise SolutionSyntaxError(f"line {f.start + 1}: solution-end without a solution-start")
         if f.name == "solution-start":
-            j = f.close + 1
-            end = None
-            while j < hi:
-                g = _fence_at(lines, j, hi)
-                if g is None:
-                    j += 1
-                    continue
-                if g.name == "solution-start":
-                    raise SolutionSyntaxError(f"line {j + 1}: solution-start inside the solution "
-                                              f"opened at line {i + 1}")
-                if g.name == "solution-end":
-                    end = g
-                    break
-                j = g.close + 1
-            if end is None:
-                raise SolutionSyntaxError(f"line {i + 1}: solution-start {f.arg} has no solution-end")
+            # the next solution-start or solution-end fence (cell breaks do not end a solution)
+            k = next((m for m in range(k, len(blocks)) if isinstance(blocks[m], Fence)
+                      and blocks[m].name in ("solution-start", "solution-end")), len(blocks))
+            if k == len(blocks):
+                raise SolutionSyntaxError(f"line {f.start + 1}: solution-start {f.arg} has no solution-end")
+            end = blocks[k]
+            if end.name == "solution-start":
+                raise SolutionSyntaxError(f"line {end.start + 1}: solution-start inside the solution "
+                                          f"opened at line {f.start + 1}")
             body = "".join(lines[f.close + 1:end.start])
-            out.append(Removed("gated-solution", f.arg, body, i + 1, min(end.close, hi - 1) + 1))
-            i = end.close + 1
+            out.append(Removed("gated-solution", f.arg, body, f.start + 1, min(end.close, hi - 1) + 1))
+            k += 1
             continue
         if f.name == "solution" or (f.name is not None and _is_lecturer_only(f)):
             kind = "solution" if f.name == "solution" else "lecturer-only"
             label = f.arg if f.name == "solution" else str(f.options.get("label", f.arg))
-            out.append(Removed(kind, label, "".join(lines[f.content:f.close]), i + 1,
+            out.append(Removed(kind, label, "".join(lines[f.content:f.close]), f.start + 1,
                                min(f.close, hi - 1) + 1))
         elif f.name is not None and f.name not in _OPAQUE:
-            _scan(lines, f.content, f.close, False, out)   # directive content is Markdown
-        i = f.close + 1
+            _scan(lines, f.markdown, f.content, False, out)   # directive content is Markdown
 
 
 def find_removals(text: str) -> list[Removed]:
@@ -227,8 +268,7 @@ def find_removals(text: str) -> list[Removed]:
     Raises SolutionSyntaxError on an unmatched solution-start or solution-end.
     """
     out: list[Removed] = []
-    lines = text.splitlines(keepends=True)
-    _scan(lines, 0, len(lines), True, out)
+    _scan(_lines(text), text, 0, True, out)
     return sorted(out, key=lambda r: r.start)
 
 
@@ -238,7 +278,7 @@ def strip_solutions(text: str) -> tuple[str, list[str]]:
     Returns the stripped text and the bodies of the removed blocks, in order of appearance.
     A blank line left on both sides of a removed block is kept once.
     """
-    lines = text.splitlines(keepends=True)
+    lines = _lines(text)
     removed = find_removals(text)
     keep: list[str] = []
     i = 0
@@ -266,22 +306,18 @@ def strip_notebook(nb: dict) -> tuple[dict, int]:
         src = cell.get("source", "")
         src = "".join(src) if isinstance(src, list) else src
         if in_solution:
-            lines = src.splitlines(keepends=True)
-            end = next((f for j in range(len(lines))
-                        if (f := _fence_at(lines, j, len(lines))) and f.name == "solution-end"), None)
+            end = next((f for f in fences(src) if f.name == "solution-end"), None)
             if end is None:
                 removed += 1
                 continue
-            src, in_solution = "".join(lines[end.close + 1:]), False
+            src, in_solution = "".join(_lines(src)[end.close + 1:]), False
         if cell.get("cell_type") == "markdown":
             try:
                 src, bodies = strip_solutions(src)
             except SolutionSyntaxError:
                 # a solution-start whose end is in a later cell: keep what precedes it
-                lines = src.splitlines(keepends=True)
-                start = next(j for j in range(len(lines))
-                             if (f := _fence_at(lines, j, len(lines))) and f.name == "solution-start")
-                src, bodies = strip_solutions("".join(lines[:start]))
+                start = next(f.start for f in fences(src) if f.name == "solution-start")
+                src, bodies = strip_solutions("".join(_lines(src)[:start]))
                 in_solution = True
             removed += len(bodies)
             if not src.strip():
@@ -301,16 +337,6 @@ def is_lecturer_path(rel: Path) -> bool:
     """True for files meant for lecturers only: under a ``lecturer/`` directory, or ``*_lecturer*``."""
     return any(part.lower() == "lecturer" or fnmatch.fnmatch(part.lower(), "*_lecturer*")
                for part in rel.parts)
-
-
-def _toc_globs(entry) -> list[str]:
-    """Every ``glob`` pattern of a _toc.yml structure."""
-    if isinstance(entry, dict):
-        return [v for k, v in entry.items() if k == "glob" and isinstance(v, str)] + \
-            [g for k, v in entry.items() if k != "glob" for g in _toc_globs(v)]
-    if isinstance(entry, list):
-        return [g for item in entry for g in _toc_globs(item)]
-    return []
 
 
 def _prune_toc(entry, gone):
@@ -359,7 +385,7 @@ def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dic
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8")) or {}
     tops = set(ALWAYS_COPY) | set(include)
-    for name in _toc_files(toc) + _toc_globs(toc) + _config_paths(config):
+    for name in toc_entries(toc) + toc_globs(toc) + _config_paths(config):
         top = Path(name).parts[0]
         if len(Path(name).parts) == 1 and not (root / top).exists():   # a page at the top: intro
             tops |= {p.name for p in root.glob(glob_escape(top) + ".*")}
@@ -408,7 +434,7 @@ def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dic
         summary["files"] += 1
 
     gone = {_no_suffix(f) for f in summary["left out"]}
-    if gone & {_no_suffix(f) for f in _toc_files(toc)}:
+    if gone & {_no_suffix(f) for f in toc_entries(toc)}:
         (dest / "_toc.yml").write_text(yaml.safe_dump(_prune_toc(toc, gone), sort_keys=False),
                                        encoding="utf-8")
     _check_clean(dest)
@@ -499,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Build the student edition of the book: every solution and lecturer-only "
                     "item removed from the sources before the (strict) build.")
     parser.add_argument("--root", type=Path, default=ROOT,
-                        help="the repository (default: the one holding this script)")
+                        help="the repository (default: the one holding booktools)")
     parser.add_argument("--src-out", type=Path, default=None,
                         help=f"where to write the stripped sources (default: ROOT/{DEFAULT_SRC_OUT})")
     parser.add_argument("--out", type=Path, default=None,

@@ -5,7 +5,9 @@ Halving's H_r - 1 (both in closed form and as the solution of the lecture's
 recurrence), and the Littlestone dimension. Chapters 2-4: Novikoff's bound for
 the Perceptron, Winnow1's, Littlestone's Winnow(alpha, theta) bound, the notes'
 alpha = 2 bound, Winnow's bound for threshold targets with a margin, and the
-Elimination bound.
+Elimination bound; for the Perceptron also Novikoff's bound in exact rational arithmetic and the
+hinge-loss bound without a separating vector (chapter 3). Chapter 5: the bounds of (Randomized)
+Weighted Majority.
 """
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from .concepts import ConceptClass
-from .validation import check_int, check_real
-from .version_space import _check_class, littlestone_dimension
+from .linear import winnow1_default_threshold
+from .validation import Interval, check_int, check_labels, check_real, check_scalar
+from .concepts import check_concept_class
+from .version_space import littlestone_dimension
 
 __all__ = [
     "halving_bound",
@@ -27,6 +31,9 @@ __all__ = [
     "littlestone_bound",
     "opt_upper_bounds",
     "perceptron_bound",
+    "exact_novikoff_bound",
+    "hinge_losses",
+    "perceptron_hinge_bound",
     "winnow1_bound",
     "winnow2_bound",
     "notes_winnow_bound",
@@ -41,22 +48,20 @@ __all__ = [
 ]
 
 
-def _check_size(n: Any, name: str) -> int:
-    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{name} must be a positive integer, got {n!r}")
-    if n < 1:
-        raise ValueError(f"{name} must be a positive integer (a class has at least one concept), got {n}")
-    return int(n)
+#: Sizes and counts that must be at least 1.
+SIZE = Interval(int, 1)
+#: Why a class size must be at least 1, shown in the message.
+CLASS_SIZE = "a class has at least one concept"
 
 
 def halving_bound(n_concepts: int) -> int:
     """``floor(lg |C|)``: Halving's mistake bound (chapter 1, Theorem "Halving"). Exact integer arithmetic."""
-    return _check_size(n_concepts, "n_concepts").bit_length() - 1
+    return check_scalar(n_concepts, "n_concepts", SIZE, why=CLASS_SIZE).bit_length() - 1
 
 
 def harmonic_number(r: int) -> Fraction:
     """H_r = 1 + 1/2 + ... + 1/r, exactly."""
-    r = _check_size(r, "r")
+    r = check_scalar(r, "r", SIZE)
     return sum((Fraction(1, i) for i in range(1, r + 1)), Fraction(0))
 
 
@@ -66,7 +71,7 @@ def randomized_halving_bound(n_concepts: int) -> Fraction:
     (Chapter 1, Theorem "Randomized Halving"; it is at most ln r, so the lecture's
     ``ln |C| + O(1)`` needs no O(1).)
     """
-    return harmonic_number(_check_size(n_concepts, "n_concepts")) - 1
+    return harmonic_number(check_scalar(n_concepts, "n_concepts", SIZE, why=CLASS_SIZE)) - 1
 
 
 def randomized_halving_recurrence(r_max: int) -> list[Fraction]:
@@ -78,7 +83,7 @@ def randomized_halving_recurrence(r_max: int) -> list[Fraction]:
     does not use the closed form, so comparing it with ``randomized_halving_bound``
     checks the telescoping step of the proof.
     """
-    r_max = _check_size(r_max, "r_max")
+    r_max = check_scalar(r_max, "r_max", SIZE)
     values = [Fraction(0)]
     prefix = Fraction(0)
     for r in range(2, r_max + 1):
@@ -89,7 +94,7 @@ def randomized_halving_recurrence(r_max: int) -> list[Fraction]:
 
 def littlestone_bound(concept_class: ConceptClass) -> int:
     """Ldim(C) = Opt(C): SOA's mistake bound and every deterministic learner's lower bound."""
-    return littlestone_dimension(_check_class(concept_class))
+    return littlestone_dimension(check_concept_class(concept_class))
 
 
 def opt_upper_bounds(concept_class: ConceptClass) -> dict[str, int]:
@@ -98,7 +103,7 @@ def opt_upper_bounds(concept_class: ConceptClass) -> dict[str, int]:
     Returns ``{"|X|": ..., "|C| - 1": ..., "floor(lg |C|)": ..., "Ldim(C)": ...}``.
     Opt(C) equals the last; the first three are the "trivial" bounds.
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     return {
         "|X|": cls.n_instances,
         "|C| - 1": cls.size - 1,
@@ -122,6 +127,91 @@ def perceptron_bound(radius: float, margin: float, u_norm: float = 1.0) -> float
     return (u_norm * radius / margin) ** 2
 
 
+def _check_linear_data(X: Any, y: Any, u: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    X = np.asarray(X)
+    if X.dtype == object or not np.issubdtype(X.dtype, np.number):
+        raise TypeError(f"X must be a numeric array of shape (T, d), got dtype {X.dtype}")
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must have shape (T, d) with T >= 1, got {X.shape}")
+    y = check_labels(y)
+    if len(y) != X.shape[0]:
+        raise ValueError(f"y must have one label per row of X ({X.shape[0]}), got {len(y)}")
+    u = np.asarray(u)
+    if u.dtype == object or not np.issubdtype(u.dtype, np.number):
+        raise TypeError(f"u must be a numeric vector of length {X.shape[1]}, got dtype {u.dtype}")
+    if u.shape != (X.shape[1],):
+        raise ValueError(f"u must have shape ({X.shape[1]},), got {u.shape}")
+    if not (np.isfinite(X).all() and np.isfinite(u).all()):
+        raise ValueError("X and u must be finite, got NaN or inf")
+    return X, y, u
+
+
+def exact_novikoff_bound(X: Any, y: Any, u: Any) -> Fraction:
+    """||u||^2 R^2 / xi^2 in exact rational arithmetic (chapter 3, Corollary "unnormalised form").
+
+    Every float is a rational number, so R^2 = max_t ||x_t||^2,
+    xi = min_t y_t <u, x_t> and ||u||^2 are computed without rounding (sums over
+    the nonzero entries only). A test ``U <= exact_novikoff_bound(X, y, u)``
+    then needs no tolerance, even when the bound is an integer or just below one.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, a value is not finite, or u does not separate
+        the stream (xi <= 0).
+    """
+    X, y, u = _check_linear_data(X, y, u)
+    u_exact = [Fraction(v) for v in u.tolist()]  # Python ints or floats: exact
+    radius2 = Fraction(0)
+    xi: Fraction | None = None
+    for row, label in zip(X, y.tolist()):
+        nz = np.flatnonzero(row)
+        values = row.tolist()
+        entries = [Fraction(values[i]) for i in nz.tolist()]
+        radius2 = max(radius2, sum((e * e for e in entries), Fraction(0)))
+        score = label * sum((e * u_exact[i] for e, i in zip(entries, nz.tolist())), Fraction(0))
+        xi = score if xi is None or score < xi else xi
+    if xi is None or xi <= 0:
+        raise ValueError(f"u must separate the stream (min_t y_t <u, x_t> > 0), got {float(xi)!r}")
+    return sum((v * v for v in u_exact), Fraction(0)) * radius2 / xi**2
+
+
+def hinge_losses(X: Any, y: Any, u: Any) -> np.ndarray:
+    """The hinge losses max(0, 1 - y_t <u, x_t>) of a comparison vector u, one per round (chapter 3, Theorem "hinge-loss bound").
+
+    Raises
+    ------
+    TypeError, ValueError
+        If X, y or u is not numeric, the shapes disagree or a value is not finite.
+    """
+    X, y, u = _check_linear_data(X, y, u)
+    return np.maximum(0.0, 1.0 - y * (X.astype(np.float64) @ u.astype(np.float64)))
+
+
+def perceptron_hinge_bound(radius: float, u_norm: float, hinge_loss: float) -> float:
+    """The Perceptron's update bound against any u (chapter 3, Theorem "hinge-loss bound").
+
+    With a = R ||u|| and L the total hinge loss of u over the update rounds (or,
+    weaker, over all rounds), the number U of updates satisfies
+    U - a sqrt(U) - L <= 0, so
+
+        U <= ((a + sqrt(a^2 + 4 L)) / 2)^2,
+
+    which is at most a^2 + L + a sqrt(L) and at most (a + sqrt(L))^2. With L = 0
+    (u separates with margin 1) it is Novikoff's R^2 ||u||^2.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If radius <= 0, u_norm < 0 or hinge_loss < 0, or one is not a finite real.
+    """
+    radius = check_real(radius, "radius", 0.0)
+    u_norm = check_real(u_norm, "u_norm", 0.0, strict=False)
+    hinge_loss = check_real(hinge_loss, "hinge_loss", 0.0, strict=False)
+    a = radius * u_norm
+    return ((a + math.sqrt(a * a + 4.0 * hinge_loss)) / 2.0) ** 2
+
+
 def winnow1_bound(n_features: int, n_relevant: int, theta: float | None = None) -> float:
     """n/theta + 2k(lg theta + 1): Winnow1's mistake bound (chapter 2; Rivest's lecture, Lemmas 1-3).
 
@@ -129,7 +219,7 @@ def winnow1_bound(n_features: int, n_relevant: int, theta: float | None = None) 
     """
     n = check_int(n_features, "n_features", low=1)
     k = check_int(n_relevant, "n_relevant", low=0)
-    theta = n / 2 if theta is None else check_real(theta, "theta", 0.0)
+    theta = winnow1_default_threshold(n) if theta is None else check_real(theta, "theta", 0.0)
     return n / theta + 2 * k * (np.log2(theta) + 1)
 
 
@@ -216,11 +306,9 @@ def _check_experts(n_experts: Any, best_mistakes: Any) -> tuple[int, int]:
     return check_int(n_experts, "n_experts", low=1), check_int(best_mistakes, "best_mistakes", low=0)
 
 
-def _check_eta_in(eta: Any, high: float) -> float:
-    eta = check_real(eta, "eta", 0.0)
-    if eta > high:
-        raise ValueError(f"eta must be in (0, {high:g}] for this bound, got {eta}")
-    return eta
+def _eta(eta: Any, high: float) -> float:
+    """eta in (0, high]: (0, 1] for the exact bounds, (0, 1/2] for the textbook forms."""
+    return check_scalar(eta, "eta", Interval(float, 0, high, "right"), why="for this bound")
 
 
 def wma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
@@ -230,7 +318,7 @@ def wma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
     mistake (Weighted Majority is then Halving) and infinite otherwise.
     """
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _check_eta_in(eta, 1.0)
+    eta = _eta(eta, 1)
     if eta == 1.0:
         return math.log2(n) if m == 0 else math.inf
     return (math.log(n) - m * math.log1p(-eta)) / -math.log1p(-eta / 2)
@@ -239,14 +327,14 @@ def wma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
 def wma_bound_standard(n_experts: int, best_mistakes: int, eta: float) -> float:
     """2(1 + eta) m + 2 ln N / eta: the textbook form of Weighted Majority's bound, for eta <= 1/2."""
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _check_eta_in(eta, 0.5)
+    eta = _eta(eta, 0.5)
     return 2 * (1 + eta) * m + 2 * math.log(n) / eta
 
 
 def rwma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
     """[ln N + m ln(1/(1-eta))] / eta: Randomized Weighted Majority's exact bound on E[M] (chapter 5)."""
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _check_eta_in(eta, 1.0)
+    eta = _eta(eta, 1)
     if eta == 1.0:
         return math.log(n) if m == 0 else math.inf
     return (math.log(n) - m * math.log1p(-eta)) / eta
@@ -255,7 +343,7 @@ def rwma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
 def rwma_bound_standard(n_experts: int, best_mistakes: int, eta: float) -> float:
     """(1 + eta) m + ln N / eta: the textbook form of RWMA's bound on E[M], for eta <= 1/2."""
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _check_eta_in(eta, 0.5)
+    eta = _eta(eta, 0.5)
     return (1 + eta) * m + math.log(n) / eta
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "singletons",
     "monotone_disjunctions",
     "all_concepts",
+    "check_concept_class",
 ]
 
 MAX_DISJUNCTION_VARIABLES = 12
@@ -274,3 +275,15 @@ def all_concepts(m: int) -> ConceptClass:
     codes = np.arange(2**m, dtype=np.int64)
     table = ((codes[:, None] >> np.arange(m)) & 1).astype(bool)
     return ConceptClass(table, name=f"all concepts on {m} points")
+
+
+def check_concept_class(concept_class: Any) -> ConceptClass:
+    """Return ``concept_class`` after checking that it is a ``ConceptClass`` (chapter 1).
+
+    A bare Boolean table gets a hint: wrap it as ``onlinelib.ConceptClass(table)``.
+    """
+    if not isinstance(concept_class, ConceptClass):
+        hint = (" (wrap a Boolean table as onlinelib.ConceptClass(table))"
+                if isinstance(concept_class, (np.ndarray, list, tuple)) else "")
+        raise TypeError(f"concept_class must be an onlinelib.ConceptClass, got {type(concept_class).__name__}{hint}")
+    return concept_class

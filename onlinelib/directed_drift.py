@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from .validation import check_int, check_real, check_rng
-from .streams import _relative_halfcube, check_sign_vector
+from .validation import Interval, check_int, check_rng, check_scalar
+from .streams import check_sign_vector, ones_halfcube
 
 __all__ = [
     "DirectedDrift",
@@ -49,17 +49,10 @@ BATCH_MODES = (None, "single", "multi")
 MULTI_RULES = ("literal", "majority", "double")
 
 
-def _check_delta(delta: Any) -> float:
-    delta = check_real(delta, "delta", 0.0)
-    if delta >= 1:
-        raise ValueError(f"delta must be a real number in (0, 1), got {delta!r}")
-    return delta
-
-
 def confidence_threshold(n: int, delta: float) -> int:
     """The run of correct predictions after which step D3 stops: ceil(sqrt(pi n / 2) ln(1/delta)), at least 1."""
     n = check_int(n, "n", low=1)
-    delta = _check_delta(delta)
+    delta = check_scalar(delta, "delta", Interval(float, 0, 1, "neither"))
     return max(1, math.ceil(math.sqrt(math.pi * n / 2) * math.log(1 / delta)))
 
 
@@ -165,7 +158,7 @@ class DirectedDrift:
     def __init__(self, n: int, delta: float | None = None, *, batch: str | None = None,
                  m: int | None = None, multi_rule: str = "literal"):
         self.n = check_int(n, "n", low=1)
-        self.delta = None if delta is None else _check_delta(delta)
+        self.delta = None if delta is None else check_scalar(delta, "delta", Interval(float, 0, 1, "neither"))
         if batch not in BATCH_MODES:
             raise ValueError(f"batch must be one of {BATCH_MODES}, got {batch!r}")
         self.batch = batch
@@ -229,7 +222,7 @@ class DirectedDrift:
                 idx = idx[~over]
                 if idx.size == 0:
                     break
-            U = _relative_halfcube(self.n, idx.size, rng)
+            U = ones_halfcube(self.n, idx.size, rng)
             Y = (W[idx] * U).sum(axis=1, dtype=np.int64)
             examples[idx] += 1
             right = Y >= 0
@@ -278,7 +271,7 @@ class DirectedDrift:
             chunk = bad[part]
             colsum = U[part].astype(np.int32)
             if self.m > 1:
-                votes = _relative_halfcube(self.n, chunk.size * (self.m - 1), rng).reshape(chunk.size, self.m - 1, self.n)
+                votes = ones_halfcube(self.n, chunk.size * (self.m - 1), rng).reshape(chunk.size, self.m - 1, self.n)
                 colsum = colsum + votes.sum(axis=1, dtype=np.int32)
                 examples[chunk] += self.m - 1
             tally = (self.m - W[chunk] * colsum) // 2  # b_k = #{u in the batch : u_k != w_k}

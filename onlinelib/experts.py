@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .validation import check_label, check_labels, check_rng
+from .validation import Interval, check_int, check_label, check_labels, check_rng, check_scalar
 
 __all__ = [
     "WeightedMajority",
@@ -40,18 +40,20 @@ _CHUNK_ELEMENTS = 2**22  # rounds x experts per chunk: about 32 MB of float64
 
 
 def check_eta(eta: Any, name: str = "eta") -> float:
-    """Check a learning rate: a real number in (0, 1].
+    """Return the learning rate ``eta`` as a float after checking that it is in (0, 1] (chapter 5).
 
     eta = 0 would never learn, and eta > 1 would make weights negative. eta = 1 is
     allowed: it zeroes a wrong expert (Halving). The *standard* bounds further
     need eta <= 1/2; those functions check that themselves.
+
+    Raises
+    ------
+    TypeError
+        If ``eta`` is not a real number (bools are not).
+    ValueError
+        If it is NaN, infinite or outside (0, 1].
     """
-    if isinstance(eta, (bool, np.bool_)) or not isinstance(eta, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number in (0, 1], got {eta!r}")
-    eta = float(eta)
-    if not (0.0 < eta <= 1.0):
-        raise ValueError(f"{name} must be in (0, 1] (0 never learns; above 1 weights turn negative), got {eta!r}")
-    return eta
+    return check_scalar(eta, name, Interval(float, 0, 1, "right"), why="0 never learns; above 1 weights turn negative")
 
 
 def check_expert_stream(P: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -208,8 +210,7 @@ def simulate_randomized_weighted_majority(
     P, y = check_expert_stream(P, y)
     eta = check_eta(eta)
     rng = check_rng(rng)
-    if isinstance(n_trials, (bool, np.bool_)) or not isinstance(n_trials, (int, np.integer)) or n_trials < 1:
-        raise ValueError(f"n_trials must be a positive integer, got {n_trials!r}")
+    n_trials = check_int(n_trials, "n_trials", low=1)
     T, N = P.shape
     log_factor = _log_factor(eta)
     table = None if math.isinf(log_factor) else _power_table(log_factor)
@@ -234,9 +235,7 @@ class WeightedMajority:
     """
 
     def __init__(self, n_experts: int, eta: float):
-        if isinstance(n_experts, (bool, np.bool_)) or not isinstance(n_experts, (int, np.integer)) or n_experts < 1:
-            raise ValueError(f"n_experts must be a positive integer, got {n_experts!r}")
-        self.n_experts = int(n_experts)
+        self.n_experts = check_int(n_experts, "n_experts", low=1)
         self.eta = check_eta(eta)
         self._log_factor = _log_factor(self.eta)
         self._table = None if math.isinf(self._log_factor) else _power_table(self._log_factor)

@@ -276,10 +276,6 @@ def _check_items(items: Any, name: str) -> list:
     return items
 
 
-def _check_points(points: Any, name: str) -> float:
-    return check_real(points, name, 0.0, strict=False)
-
-
 def _as_case(item: Any, i: int) -> Case:
     where = f"cases[{i}]"
     if isinstance(item, Case):
@@ -294,7 +290,7 @@ def _as_case(item: Any, i: int) -> Case:
         raise TypeError(f"{where}.args must be a tuple of positional arguments, got {type(case.args).__name__}")
     if not isinstance(case.kwargs, Mapping):
         raise TypeError(f"{where}.kwargs must be a mapping, got {type(case.kwargs).__name__}")
-    _check_points(case.points, f"{where}.points")
+    check_real(case.points, f"{where}.points", 0.0, strict=False)
     return case
 
 
@@ -311,7 +307,7 @@ def _as_stream(item: Any, i: int) -> tuple[Stream, Any, np.ndarray]:
     for attr in ("params", "info"):
         if not isinstance(getattr(stream, attr), Mapping):
             raise TypeError(f"{where}.{attr} must be a mapping, got {type(getattr(stream, attr)).__name__}")
-    _check_points(stream.points, f"{where}.points")
+    check_real(stream.points, f"{where}.points", 0.0, strict=False)
     try:
         X, y = check_stream(stream.X, stream.y)
     except (TypeError, ValueError) as exc:
@@ -749,7 +745,7 @@ def check_bounds(
     for key, fn in bounds.items():
         if not callable(fn):
             raise TypeError(f"bounds[{key!r}] must be a function (learner, stream) -> (lhs, rhs), got {type(fn).__name__}")
-    points = _check_points(points, "points")
+    points = check_real(points, "points", 0.0, strict=False)
     rtol = check_real(rtol, "rtol", 0.0, strict=False)
     report = GradeReport(title=title)
     failures: dict[str, str] = {}

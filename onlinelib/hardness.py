@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from .linear import Winnow2
 from .protocol import run
-from .validation import check_boolean_rows, check_int, check_labels, check_real, check_rng
+from .validation import Interval, check_boolean_rows, check_int, check_labels, check_real, check_rng, check_scalar
 
 __all__ = [
     "SetFamily",
@@ -314,15 +314,6 @@ def chernoff_upper_tail(mean: float, delta: float) -> float:
 MAX_MONOMIAL_VARIABLES = 14
 
 
-def _check_monomial_m(m: Any) -> int:
-    m = check_int(m, "m", low=1)
-    if m > MAX_MONOMIAL_VARIABLES:
-        raise ValueError(
-            f"m must be at most {MAX_MONOMIAL_VARIABLES} for brute force over the 2^m - 1 monomials, got {m}"
-        )
-    return m
-
-
 def monomial_features(X: Any) -> sp.csr_matrix:
     """phi(x) over the 2^m - 1 nonempty monotone monomials, as a Boolean CSR matrix.
 
@@ -330,7 +321,8 @@ def monomial_features(X: Any) -> sp.csr_matrix:
     (T = 1..2^m - 1), and phi_T(x) = 1 iff every variable of T is 1 in x.
     """
     rows = check_boolean_rows(X, "X")
-    m = _check_monomial_m(rows.shape[1])
+    m = check_scalar(rows.shape[1], "m", Interval(int, 1, MAX_MONOMIAL_VARIABLES),
+                     why="brute force over the 2^m - 1 monomials")
     masks = rows.astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
     monomials = np.arange(1, 2**m, dtype=np.int64)
     blocks = []
@@ -372,7 +364,8 @@ class MonomialWinnow(Winnow2):
     """
 
     def __init__(self, m: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = True):
-        self.m = _check_monomial_m(m)
+        self.m = check_scalar(m, "m", Interval(int, 1, MAX_MONOMIAL_VARIABLES),
+                              why="brute force over the 2^m - 1 monomials")
         super().__init__(2**self.m - 1, alpha=alpha, theta=theta, positive_at_threshold=positive_at_threshold)
 
     def prepare(self, X: Any) -> Any:
@@ -482,10 +475,8 @@ def counting_queries(clauses: Any, n: int, alpha: float = 2.0) -> list[int]:
     reduction of Khardon, Roth and Servedio (their gadget is not reproduced).
     """
     clauses, n = _check_clauses(clauses, n)
-    if n > MAX_MONOMIAL_VARIABLES:
-        raise ValueError(
-            f"n must be at most {MAX_MONOMIAL_VARIABLES} to run Winnow over the 2^n - 1 monomials by brute force, got {n}"
-        )
+    n = check_scalar(n, "n", Interval(int, 1, MAX_MONOMIAL_VARIABLES),
+                     why="to run Winnow over the 2^n - 1 monomials by brute force")
     alpha = check_real(alpha, "alpha", 1.0)
     if alpha != int(alpha):
         raise ValueError(f"alpha must be an integer > 1 so that the scores are exact integers, got {alpha}")

@@ -35,7 +35,23 @@ class _LazyKernels:
 
 _kernels: Any = _LazyKernels()
 
-__all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows"]
+__all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows", "winnow1_default_threshold"]
+
+
+def winnow1_default_threshold(n_features: int) -> float:
+    """Winnow1's default threshold theta = n/2 (chapter 2, "Disjunctions and Winnow1").
+
+    With it the mistake bound n/theta + 2k(lg theta + 1) of the chapter's Theorem "Winnow1"
+    becomes 2 + 2k lg n for a target with k relevant variables among n. ``Winnow1``, its
+    bound and the chapter's adversaries all default to this one value.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``n_features`` is not an integer >= 1.
+    """
+    return check_int(n_features, "n_features", low=1) / 2
+
 
 def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
     """Turn a list of active-index arrays into a Boolean CSR matrix with ``n_features`` columns.
@@ -297,11 +313,11 @@ class _Winnow(_ThresholdLearner):
 class Winnow1(_Winnow):
     """Littlestone's Winnow1 for monotone disjunctions (chapter 2, Lemmas 1-3).
 
-    Weights start at 1 and the threshold is ``theta`` (default n/2). Predicts +1
-    iff w.x > theta. On a false negative every active weight is doubled
-    (a *promotion*); on a false positive every active weight is set to 0 (an
-    *elimination*). Mistakes are at most n/theta + 2k(lg theta + 1) for a target
-    with k relevant variables.
+    Weights start at 1 and the threshold is ``theta`` (default n/2, see
+    ``winnow1_default_threshold``). Predicts +1 iff w.x > theta. On a false negative
+    every active weight is doubled (a *promotion*); on a false positive every active
+    weight is set to 0 (an *elimination*). Mistakes are at most
+    n/theta + 2k(lg theta + 1) for a target with k relevant variables.
 
     Attributes
     ----------
@@ -310,7 +326,7 @@ class Winnow1(_Winnow):
     """
 
     def __init__(self, n_features: int, theta: float | None = None):
-        super().__init__(n_features, theta, default_theta=check_int(n_features, "n_features", low=1) / 2)
+        super().__init__(n_features, theta, default_theta=winnow1_default_threshold(n_features))
         self.eliminations = 0
 
     def _change(self, row: Any, y: int, score: float) -> None:

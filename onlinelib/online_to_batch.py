@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .protocol import check_learner, check_prediction
-from .validation import check_int, check_labels, check_real
+from .validation import Interval, check_int, check_labels, check_scalar
 
 __all__ = ["online_to_batch_bound", "hypothesis_errors"]
 
@@ -123,7 +123,5 @@ def online_to_batch_bound(mistake_bound: Any, n_examples: Any, delta: Any = None
     t = check_int(n_examples, "n_examples", 1)
     if delta is None:
         return m / t
-    delta = check_real(delta, "delta", 0)
-    if delta > 1:
-        raise ValueError(f"delta must be a finite real number in (0, 1], got {delta!r}")
+    delta = check_scalar(delta, "delta", Interval(float, 0, 1, "right"))
     return m / (delta * t)

@@ -22,13 +22,9 @@ from .validation import check_int, check_label, check_real
 __all__ = ["PNormPerceptron", "pnorm_link", "pnorm_bound", "dual_exponent"]
 
 
-def _check_p(p: Any) -> float:
-    return check_real(p, "p", 2, strict=False)
-
-
 def dual_exponent(p: float) -> float:
     """q with 1/p + 1/q = 1 (chapter 4, the p-norm theorem). ``p`` must be >= 2."""
-    p = _check_p(p)
+    p = check_real(p, "p", 2, strict=False)
     return p / (p - 1)
 
 
@@ -44,7 +40,7 @@ def pnorm_link(theta: Any, p: float) -> np.ndarray:
     ValueError
         If ``p < 2`` or ``theta`` is not a finite 1-d array.
     """
-    p = _check_p(p)
+    p = check_real(p, "p", 2, strict=False)
     theta = np.asarray(theta, dtype=float)
     if theta.ndim != 1 or not np.isfinite(theta).all():
         raise ValueError(f"theta must be a finite 1-d array, got shape {theta.shape}")
@@ -65,7 +61,7 @@ def pnorm_bound(p: float, radius_p: float, u_norm_q: float, gamma: float) -> flo
     ``u_norm_q`` is ||u||_q with 1/p + 1/q = 1, and ``gamma`` is min_t y_t u.x_t > 0.
     For p = 2 it is Novikoff's bound.
     """
-    p = _check_p(p)
+    p = check_real(p, "p", 2, strict=False)
     r = check_real(radius_p, "radius_p", 0)
     u = check_real(u_norm_q, "u_norm_q", 0)
     g = check_real(gamma, "gamma", 0)
@@ -92,7 +88,7 @@ class PNormPerceptron:
 
     def __init__(self, n_features: int, p: float, bias: bool = False):
         self.n_features = check_int(n_features, "n_features", 1)
-        self.p = _check_p(p)
+        self.p = check_real(p, "p", 2, strict=False)
         self.use_bias = bool(bias)
         self.theta = np.zeros(self.n_features + self.use_bias)
         self.weights = np.zeros_like(self.theta)

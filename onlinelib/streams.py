@@ -1,40 +1,35 @@
-"""Example streams and adversaries (book chapter 1 and later chapters).
+"""Example streams: the instances and labels that the chapters run their learners on.
 
-* ``random_stream``: instances drawn uniformly from a finite class's domain and
-  labelled by a target concept.
-* ``one_per_round_adversary``: an oblivious sequence that removes exactly one
-  concept from the version space per round, the worst case for Randomized Halving.
-* ``adaptive_adversary``: an adversary that sees each prediction before it
-  labels, and forces at least Ldim(C) mistakes on any learner.
+* Chapter 1: ``random_stream``, instances of a finite class's domain labelled by a target.
+* Chapters 2-4: ``separable_stream`` (a margin and a radius), ``perceptron_lower_bound_stream``
+  (Novikoff's bound met exactly) and ``disjunction_stream`` (a monotone disjunction).
+* Chapter 5: ``iid_experts``, ``planted_best_expert`` and ``concept_experts``.
+* Chapter 6: ``monotone_dnf_labels`` and ``monotone_dnf_stream``.
+* Chapter 7: ``positive_halfcube`` (and ``check_sign_vector``).
+
+The adversaries, which choose a stream to force mistakes, are in ``onlinelib.adversaries``.
 """
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 
 from .concepts import ConceptClass
-from .protocol import Learner, Trace, check_learner, check_prediction
-from .validation import check_int, check_real, check_rng
-from .version_space import _check_class, _ldim, _split_dimensions, _VersionSpace
+from .validation import Interval, check_int, check_real, check_rng, check_scalar
+from .concepts import check_concept_class
 
 __all__ = [
     "random_stream",
-    "one_per_round_adversary",
-    "AdaptiveRun",
-    "adaptive_adversary",
     "separable_stream",
     "perceptron_lower_bound_stream",
     "disjunction_stream",
-    "winnow1_promotion_adversary",
     "iid_experts",
     "planted_best_expert",
-    "wma_adversary",
     "concept_experts",
     "monotone_dnf_labels",
     "monotone_dnf_stream",
     "check_sign_vector",
     "positive_halfcube",
+    "ones_halfcube",
 ]
 
 
@@ -48,116 +43,13 @@ def random_stream(concept_class: ConceptClass, target: int, length: int, rng: np
     y : ndarray of int8, shape (length,)
         Labels in {-1, +1}.
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     target = cls.check_concept(target)
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
         raise ValueError(f"length must be a positive integer, got {length!r}")
     rng = check_rng(rng)
     X = rng.integers(cls.n_instances, size=int(length))
     return X, cls.labels(target, X)
-
-
-def one_per_round_adversary(
-    concept_class: ConceptClass, target: int, rng: np.random.Generator | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """A stream, labelled by ``target``, that eliminates exactly one concept per round.
-
-    It runs until only the target (and any concept identical to it) is left, so it
-    has ``|C| - 1`` rounds when all concepts are distinct (and none for a one-concept class). Against it Randomized
-    Halving makes exactly ``H_|C| - 1`` mistakes in expectation, the worst case
-    (chapter 1, Theorem "Randomized Halving").
-
-    Parameters
-    ----------
-    concept_class : ConceptClass
-    target : int
-        Index of the target concept.
-    rng : numpy.random.Generator, optional
-        If given, each round's instance is chosen at random among those that
-        remove exactly one concept; otherwise the lowest such instance is used.
-
-    Raises
-    ------
-    ValueError
-        If at some round no instance removes exactly one concept (the class
-        admits no such sequence from that version space), naming the round.
-    """
-    cls = _check_class(concept_class)
-    target = cls.check_concept(target)
-    if rng is not None:
-        rng = check_rng(rng)
-    # disagree[x, c]: concept c would be eliminated by instance x.
-    disagree = cls.by_instance != cls.by_instance[:, [target]]
-    duplicates = ~disagree.any(axis=0)
-    alive = ~duplicates  # concepts still to eliminate
-    remaining = np.count_nonzero(disagree, axis=1)
-    X: list[int] = []
-    while alive.any():
-        eligible = np.flatnonzero(remaining == 1)
-        if eligible.size == 0:
-            raise ValueError(
-                f"{cls.name} admits no one-per-round sequence for target {target}: at round {len(X) + 1} "
-                f"no instance eliminates exactly one of the {int(alive.sum()) + int(duplicates.sum())} concepts left"
-            )
-        x = int(eligible[0] if rng is None else eligible[rng.integers(eligible.size)])
-        (victim,) = np.flatnonzero(alive & disagree[x])
-        alive[victim] = False
-        remaining -= disagree[:, victim]
-        X.append(x)
-    X_arr = np.asarray(X, dtype=np.int64)
-    return X_arr, cls.labels(target, X_arr)
-
-
-class AdaptiveRun(NamedTuple):
-    """The result of ``adaptive_adversary``: the stream it chose, a consistent target, and the trace."""
-
-    X: np.ndarray
-    y: np.ndarray
-    target: int
-    trace: Trace
-
-
-def adaptive_adversary(learner: Learner, concept_class: ConceptClass) -> AdaptiveRun:
-    """Run ``learner`` against the adversary that labels after seeing the prediction.
-
-    Each round the adversary picks an instance x maximising
-    min(Ldim(xi_0(V, x)), Ldim(xi_1(V, x))), which is Ldim(V) - 1, takes the
-    learner's prediction and answers the opposite label. Every round is a
-    mistake and Ldim(V) falls by at most one per round, so any learner, even a
-    randomised one whose coin the adversary sees, makes at least Ldim(C)
-    mistakes (chapter 1, SOA section: the lower bound Opt(C) >= Ldim(C)).
-    The stream is consistent: it stops when one concept (up to duplicates) is
-    left, which is returned as the target.
-
-    The learner must be fresh (no examples seen), since the adversary starts from V = C.
-    """
-    cls = _check_class(concept_class)
-    check_learner(learner)
-    space = _VersionSpace(cls)
-    X: list[int] = []
-    predictions: list[int] = []
-    labels: list[int] = []
-    while (d := _ldim(cls, members := space.members())) > 0:
-        ones = np.count_nonzero(cls.by_instance[:, members], axis=1)
-        balance = np.minimum(ones, len(members) - ones)
-        best_x, best_value = -1, -2
-        for x in np.argsort(-balance, kind="stable").tolist():
-            if balance[x] == 0:
-                break
-            value = min(_split_dimensions(cls, members, x))
-            if value > best_value:
-                best_x, best_value = x, value
-                if value == d - 1:
-                    break
-        p = check_prediction(learner.predict(best_x), learner, len(X) + 1)
-        learner.update(best_x, -p)
-        space.restrict(best_x, -p, len(X) + 1)
-        X.append(best_x)
-        predictions.append(p)
-        labels.append(-p)
-    target = int(space.members()[0])
-    trace = Trace(predictions=np.asarray(predictions, dtype=np.int8), labels=np.asarray(labels, dtype=np.int8))
-    return AdaptiveRun(np.asarray(X, dtype=np.int64), trace.labels, target, trace)
 
 
 # -- linear-threshold streams (chapters 2-4) -----------------------------------------
@@ -286,9 +178,9 @@ def disjunction_stream(
         indptr = np.arange(0, a * length + 1, a)
         X = sp.csr_matrix((np.ones(a * length, dtype=np.float64), cols.ravel(), indptr), shape=(length, n))
     else:
-        p = 1 - 2 ** (-1 / k) if density is None else float(density)
-        if not 0 < p < 1:
-            raise ValueError(f"density must be in (0, 1), got {density!r}")
+        p = 1 - 2 ** (-1 / k)
+        if density is not None:
+            p = check_scalar(density, "density", Interval(float, 0, 1, "neither"))
         dense = (rng.random((length, n)) < p).astype(np.uint8)
         X = sp.csr_matrix(dense, dtype=np.float64) if sparse else dense
     positive = np.asarray((X[:, relevant] if sp.issparse(X) else X[:, relevant]).sum(axis=1)).ravel() > 0
@@ -316,33 +208,6 @@ def _distinct_columns(n: int, a: int, length: int, rng: np.random.Generator) -> 
         keys = rng.random((min(chunk, length - start), n))
         out[start : start + len(keys)] = np.sort(np.argpartition(keys, a - 1, axis=1)[:, :a], axis=1)
     return out
-
-
-def winnow1_promotion_adversary(n_features: int, n_relevant: int, theta: float | None = None):
-    """The stream that makes Winnow1 promote exactly k (lg theta + 1) times (chapter 2, Lemma 3).
-
-    Relevant variables are 0..k-1. For each in turn, the unit vector e_i is
-    shown, labelled +1, until Winnow1's weight w_i exceeds theta: w_i = 1, 2, 4,
-    ... is doubled floor(lg theta) + 1 times. With theta = n/2 and n a power of
-    two that is lg n promotions per variable, u = k lg n in all.
-
-    Returns X (uint8), y (int8), relevant (array).
-    """
-    n = check_int(n_features, "n_features", low=1)
-    k = check_int(n_relevant, "n_relevant", low=1)
-    if k > n:
-        raise ValueError(f"n_relevant must be at most n_features ({n}), got {k}")
-    theta = n / 2 if theta is None else check_real(theta, "theta", 0.0)
-    if theta < 1:
-        raise ValueError(f"theta must be at least 1: with theta = {theta} the initial weight 1 is never promoted")
-    per_variable, weight = 0, 1.0
-    while weight <= theta:  # exact: doubling 1.0 stays exact in floating point
-        weight *= 2
-        per_variable += 1
-    rows = np.repeat(np.arange(k), per_variable)
-    X = np.zeros((len(rows), n), dtype=np.uint8)
-    X[np.arange(len(rows)), rows] = 1
-    return X, np.ones(len(rows), dtype=np.int8), np.arange(k)
 
 
 # -- expert streams (chapter 5) -------------------------------------------------------------
@@ -392,36 +257,9 @@ def planted_best_expert(horizon: int, n_experts: int, best_mistakes: int, rng: n
     return P, y
 
 
-def wma_adversary(horizon: int, n_experts: int, eta: float, rng: np.random.Generator):
-    """An adaptive adversary that makes deterministic Weighted Majority err in every round (chapter 5).
-
-    Each round the experts' advice is drawn at random, and the outcome is set to
-    the opposite of what Weighted Majority(eta) predicts on it. So M = T, while
-    the best expert errs about half the time: WMA's regret grows linearly in T.
-    Returns P, y.
-    """
-    from .experts import WeightedMajority
-
-    T = check_int(horizon, "horizon", low=1)
-    n = check_int(n_experts, "n_experts", low=1)
-    rng = check_rng(rng)
-    learner = WeightedMajority(n, eta)
-    if learner.eta == 1.0:
-        raise ValueError(
-            "eta must be below 1 for this adversary: with eta = 1 (Halving) every expert soon errs "
-            "and no weight is left to predict with"
-        )
-    P = np.where(rng.random((T, n)) < 0.5, 1, -1).astype(np.int8)
-    y = np.empty(T, dtype=np.int8)
-    for t in range(T):
-        y[t] = -learner.predict(P[t])
-        learner.update(P[t], int(y[t]))
-    return P, y
-
-
 def concept_experts(concept_class: ConceptClass, X) -> np.ndarray:
     """The concepts of a finite class as experts: P[t, c] = c(x_t) (chapter 5, the link to Halving)."""
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     X = cls.check_instances(X)
     return np.where(cls.by_instance[X], 1, -1).astype(np.int8)
 
@@ -501,11 +339,19 @@ def positive_halfcube(w_star, size: int, rng: np.random.Generator) -> np.ndarray
     w = check_sign_vector(w_star)
     size = check_int(size, "size", low=0)
     rng = check_rng(rng)
-    return w * _relative_halfcube(len(w), size, rng)
+    return w * ones_halfcube(len(w), size, rng)
 
 
-def _relative_halfcube(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Uniform draws from the positive half-cube of w* = (1, ..., 1): at least half the entries are +1."""
+def ones_halfcube(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Uniform draws from the positive half-cube of w* = (1, ..., 1): at least half the entries are +1.
+
+    ``positive_halfcube`` for the all-ones w*, without the argument checks: Directed Drift
+    (chapter 7) draws its examples relative to the teacher with it, in its inner loop.
+
+    Returns
+    -------
+    ndarray of int8, shape (size, n), entries in {-1, 1}
+    """
     rows = 2 * rng.integers(0, 2, size=(size, n), dtype=np.int8) - 1
     sums = rows.sum(axis=1, dtype=np.int64)
     if n % 2:

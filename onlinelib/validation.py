@@ -62,6 +62,8 @@ class Interval:
             raise ValueError(f"Interval needs left <= right, got {self.left} > {self.right}")
 
     def __contains__(self, value: float) -> bool:
+        if value != value:  # NaN lies in no interval
+            return False
         left_closed = self.closed in ("both", "left")
         right_closed = self.closed in ("both", "right")
         if self.left is not None and (value < self.left or (value == self.left and not left_closed)):

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from .concepts import ConceptClass
-from .validation import check_label, check_rng, check_stream
+from .concepts import ConceptClass, check_concept_class
+from .validation import check_int, check_label, check_rng, check_stream
 
 __all__ = [
     "Halving",
@@ -31,14 +31,6 @@ __all__ = [
 ]
 
 REDRAW_VARIANTS = ("on_elimination", "every_round")
-
-
-def _check_class(concept_class: Any) -> ConceptClass:
-    if not isinstance(concept_class, ConceptClass):
-        hint = (" (wrap a Boolean table as onlinelib.ConceptClass(table))"
-                if isinstance(concept_class, (np.ndarray, list, tuple)) else "")
-        raise TypeError(f"concept_class must be an onlinelib.ConceptClass, got {type(concept_class).__name__}{hint}")
-    return concept_class
 
 
 class _VersionSpace:
@@ -109,7 +101,7 @@ class _VersionSpaceLearner:
     """Shared state of the version-space learners: the class, V_t and the round count."""
 
     def __init__(self, concept_class: ConceptClass):
-        self.concept_class = _check_class(concept_class)
+        self.concept_class = check_concept_class(concept_class)
         self.reset()
 
     def reset(self) -> None:
@@ -270,7 +262,7 @@ def worst_case_mistakes(concept_class: ConceptClass, learner: str = "halving") -
         A small class (the search is exponential; memoised on version spaces).
     learner : {"halving", "soa"}
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     if learner not in _RULES:
         raise ValueError(f"learner must be one of {tuple(_RULES)}, got {learner!r}")
     rule = _RULES[learner]
@@ -364,7 +356,7 @@ def littlestone_dimension(concept_class: ConceptClass, mask: Any = None) -> int:
     The worst case is still exponential; it is meant for classes of up to a few
     thousand concepts with a small dimension.
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     if mask is None:
         members = np.arange(cls.size)
     else:
@@ -397,7 +389,7 @@ def shatters(concept_class: ConceptClass, points: Any) -> bool:
     ValueError
         If an instance is out of range, repeated, or there are more than 62.
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     pts = np.atleast_1d(np.asarray(points))
     if pts.ndim != 1:
         raise ValueError(f"points must be a 1-d list of instance indices, got shape {pts.shape}")
@@ -432,7 +424,7 @@ def vc_dimension(concept_class: ConceptClass) -> int:
     TypeError
         If ``concept_class`` is not a ConceptClass.
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     level = [()]
     d = 0
     upper = _floor_lg(cls.size)
@@ -465,7 +457,7 @@ def randomized_halving_expected_mistakes(concept_class: ConceptClass, X: Any, y:
     and E[M] = sum_t f_t. On the adversary that removes one concept per round this
     is ``H_|C| - 1`` (chapter 1, Theorem "Randomized Halving").
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     X, y = _stream_for(cls, X, y)
     space = _VersionSpace(cls)
     total = Fraction(0)
@@ -492,11 +484,10 @@ def simulate_randomized_halving(
     -------
     ndarray of int, shape (n_trials,)
     """
-    cls = _check_class(concept_class)
+    cls = check_concept_class(concept_class)
     if redraw not in REDRAW_VARIANTS:
         raise ValueError(f"redraw must be one of {REDRAW_VARIANTS}, got {redraw!r}")
-    if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or n_trials < 1:
-        raise ValueError(f"n_trials must be a positive integer, got {n_trials!r}")
+    n_trials = check_int(n_trials, "n_trials", low=1)
     rng = check_rng(rng)
     X, y = _stream_for(cls, X, y)
     space = _VersionSpace(cls)

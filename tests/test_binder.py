@@ -20,11 +20,12 @@ from pathlib import Path
 
 import jupytext
 import pytest
+from examples import MYST_HEADER
+
+from booktools import binder_check
+from booktools.notebooks import read_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.append(str(ROOT / "tools"))  # importable by name: run_chapters' spawned workers import it
-import binder_check
-from examples import MYST_HEADER
 
 FACTORY_SETTING = "@jupyterlab/docmanager-extension:plugin"
 
@@ -60,11 +61,11 @@ def _cells(nb):
 
 def test_nbval_runs_the_notebooks_binder_opens():
     """`make test` runs each chapter as Binder's "Run All" would: the notebook conftest.py hands
-    nbval has the same cells, in the same order, and the same kernel as the one jupytext's contents
-    manager serves to JupyterLab (and nbval starts its kernel in the chapter's folder, as Jupyter does)."""
+    nbval (booktools.notebooks.read_notebook) has the same cells, in the same order, and the same
+    kernel as the one jupytext's contents manager serves to JupyterLab (and nbval starts its kernel
+    in the chapter's folder, as Jupyter does)."""
     import nbval.plugin
 
-    read_notebook = binder_check._book_conftest().read_notebook
     for path in binder_check.chapters():
         served = binder_check.open_chapter(path)
         with open(ROOT / path, encoding="utf-8") as handle:
@@ -75,14 +76,18 @@ def test_nbval_runs_the_notebooks_binder_opens():
         "nbval no longer starts the kernel in the notebook's folder"
 
 
-def test_a_notebook_copy_of_a_chapter_is_not_collected(tmp_path):
-    """`jupytext --to ipynb` beside a chapter must not run the chapter's tests twice; a lone .ipynb runs."""
-    ignore = binder_check._book_conftest().pytest_ignore_collect
+def test_a_notebook_copy_of_a_chapter_is_not_collected(tmp_path, pytestconfig):
+    """`jupytext --to ipynb` beside a chapter must not run the chapter's tests twice; a lone .ipynb runs.
+
+    Asked of pytest's own hook, so conftest.py's ``pytest_ignore_collect`` answers with every other plugin's."""
+    def ignore(path):
+        return pytestconfig.hook.pytest_ignore_collect(collection_path=path, config=pytestconfig)
+
     for name in ("chapter.md", "chapter.ipynb", "lone.ipynb"):
         (tmp_path / name).write_text("{}")
-    assert ignore(tmp_path / "chapter.ipynb", None) is True
-    assert ignore(tmp_path / "lone.ipynb", None) is None
-    assert ignore(tmp_path / "chapter.md", None) is None
+    assert ignore(tmp_path / "chapter.ipynb") is True
+    assert ignore(tmp_path / "lone.ipynb") is None
+    assert ignore(tmp_path / "chapter.md") is None
 
 
 def test_a_failing_cell_is_named(tmp_path):

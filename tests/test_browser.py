@@ -5,32 +5,22 @@ MathJax typeset the maths and left no raw TeX, every image loaded, every saved w
 was drawn by the widget manager served from the site, nothing was logged as an error,
 and no request left the site, and that axe-core finds no serious or critical
 accessibility violation in the light or the dark theme; it saves a full-page screenshot
-under _build/screenshots/ (and a dark one of each page with a figure or a widget).
+under _build/screenshots/ (and a dark one of each page with a figure or a widget), and
+measures each page's width on a phone's screen.
 Skipped when the book has not been built or no Chromium is installed (set
 BROWSER_CHECK_REQUIRED=1 to fail instead); .ci/run builds the book and then runs this file.
 """
-import importlib.util
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from booktools import browser_check
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-
-
-def _load_checker():
-    spec = importlib.util.spec_from_file_location("browser_check", ROOT / "tools" / "browser_check.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-browser_check = _load_checker()
 PAGES = browser_check.toc_pages(ROOT / "_toc.yml")
 
 NOT_BUILT = "the book has not been built (no _build/html/index.html)"
@@ -175,37 +165,28 @@ def test_checker_catches_accessibility_violations(tmp_path):
     assert any(f.startswith("axe (light theme): button-name") for f in r.failures), r.failures
 
 
-NARROW = 400  # px: a phone held upright
-
-
+NARROW = browser_check.PHONE_WIDTH  # px: a phone held upright
 PHONE_PAGES = ["book/api.html", "book/learning_curves.html", "book/status.html", "book/intro.html"]
 
 
-@pytest.fixture(scope="module")
-def phone_widths():
-    """The document width of each PHONE_PAGES page on a 400 px screen, measured in one browser."""
-    _need_browser()
-    widths = {}
-    with browser_check.Browser(browser_check.find_browser()) as browser:
-        for page in PHONE_PAGES:
-            context, target, conn = browser.open_page()
-            try:
-                conn.call("Page.enable")
-                conn.call("Emulation.setDeviceMetricsOverride",
-                          {"width": NARROW, "height": 800, "deviceScaleFactor": 1, "mobile": True})
-                conn.call("Page.navigate", {"url": (HTML / page).as_uri()})
-                conn.pump(4)
-                widths[page] = conn.call("Runtime.evaluate", {"expression": "document.documentElement.scrollWidth",
-                                                              "returnByValue": True})["result"]["value"]
-            finally:
-                conn.close()
-                browser.close_page(context, target)
-    return widths
-
-
 @pytest.mark.parametrize("page", PHONE_PAGES)
-def test_a_phone_sees_no_page_wider_than_its_screen(phone_widths, page):
+def test_a_phone_sees_no_page_wider_than_its_screen(results, page):
     """At 400 px nothing widens the page (issue 17: the API page was 775 px wide): wide tables,
     code and figures scroll inside their own boxes, signatures and long names wrap."""
-    width = phone_widths[page]
-    assert width <= NARROW, f"{page} is {width} px wide on a {NARROW} px screen"
+    width = results[page].phone_width
+    assert 0 < width <= NARROW, f"{page} is {width} px wide on a {NARROW} px screen"
+
+
+def test_checker_measures_a_page_too_wide_for_a_phone(tmp_path):
+    """The phone width can fail: a paragraph 775 px wide makes the page wider than the screen."""
+    _need_browser()
+    page = "book/api.html"
+    html = (HTML / page).read_text(encoding="utf-8")
+    html, n = re.subn(r'(<article class="bd-article">)', r'\1<p style="width: 775px">wide</p>', html, count=1)
+    assert n == 1
+    site = _site_with_page(tmp_path, page, html)
+
+    [r] = browser_check.check_site(site, [page], out=None, timeout=30, accessibility=False)
+
+    assert r.ok, r.failures
+    assert r.phone_width >= 775, r.line()

@@ -82,10 +82,7 @@ ROOT = HTML.parents[1]
 
 def _notebook_pages() -> list[str]:
     """Docnames of the TOC's MyST notebooks (the rule nbval and the Binder check use)."""
-    import sys
-
-    sys.path.append(str(ROOT / "tools"))
-    import binder_check
+    from booktools import binder_check
 
     return [path[:-len(".md")] for path in binder_check.chapters()]
 

@@ -30,10 +30,10 @@ from pathlib import Path
 
 import pytest
 
+from booktools import grade_sandbox
+
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "submissions" / "attacks"
-sys.path.insert(0, str(ROOT / "tools"))
-import grade_sandbox  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     grade_sandbox.find_bwrap() is None,
@@ -102,7 +102,7 @@ EXPECTED = {
 MARKERS = ("daemon-marker-finish-91c2", "daemon-marker-timeout-4be0", "fork-bomb-marker-2d81")
 TERMINAL_MARKER = "terminal-marker-7f3a"
 PLANTED = [Path(p) / "planted.txt" for p in ("/", "/usr", "/home", "/root", "/var/tmp", "/dev/shm")]
-WATCHED = [ROOT / "book", ROOT / "onlinelib", ROOT / "tools", ROOT / "tests" / "submissions"]
+WATCHED = [ROOT / "book", ROOT / "onlinelib", ROOT / "booktools", ROOT / "tests" / "submissions"]
 TIMEOUT = 15  # seconds per submission: the honest ones need about 1, more while CI builds beside them
 FORMULA = re.compile(r"^[=+\-@\t\r]")
 
@@ -144,6 +144,13 @@ def _cmdline(pid: str) -> str:
         return ""
 
 
+def _is_a_grader(pid: str) -> bool:
+    """True if ``pid`` is a grading run, ``python -m booktools grade ...``: its arguments hold
+    ``-m booktools grade`` in a row (a sandboxed worker runs ``/grader/grade_worker.py`` instead)."""
+    args = _cmdline(pid).split("\0")
+    return any(args[i:i + 3] == ["-m", "booktools", "grade"] for i in range(len(args)))
+
+
 def _under_a_running_grader(pid: str) -> bool:
     """True if an ancestor of ``pid`` is a grader still running: another test's grading run (make
     test runs two pytest workers), whose workers are alive by right. Our own grader has exited by
@@ -151,7 +158,7 @@ def _under_a_running_grader(pid: str) -> bool:
     seen = set()
     while pid not in ("0", "1") and pid not in seen:
         seen.add(pid)
-        if "booktools/grade.py" in _cmdline(pid):
+        if _is_a_grader(pid):
             return True
         try:
             pid = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]  # the ppid field
@@ -186,10 +193,12 @@ def graded(tmp_path_factory):
             add_runtime_entries(folder)
         before = digests(WATCHED + [folder])
         out = folder.parent / "scores.csv"
-        command = [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--assignment", assignment,
+        command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", assignment,
                    "--out", str(out), "--jobs", "2", "--timeout", str(TIMEOUT)]
+        # grader.pid is the grading run itself (python runs the module, no wrapper process), the
+        # pid its cgroups are named after
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd=folder.parent) as grader:
+                              cwd=ROOT) as grader:
             stdout, stderr = grader.communicate(timeout=600)
         result = subprocess.CompletedProcess(command, grader.returncode, stdout, stderr)
         time.sleep(0.5)  # a process killed at the end of the run needs a moment to leave /proc

@@ -3,7 +3,6 @@
 tests/test_grading.py grades the honest test submissions end to end and
 tests/test_grade_attacks.py the hostile ones; this file tests each part on its own.
 """
-import importlib.util
 import json
 import os
 import shutil
@@ -18,6 +17,8 @@ import numpy as np
 import pytest
 
 import onlinelib as ol
+from booktools import grade as grade_tool
+from booktools import grade_sandbox as sandbox
 from onlinelib import grading, plain_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,15 +26,11 @@ LECTURER = ROOT / "book" / "assignments" / "lecturer"
 NAMES = ["halving", "winnow1", "rwma", "kernel_perceptron", "drift_chain", "normalized_step"]
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def hidden_tests(name):
+    """An assignment's hidden tests, loaded as the grader loads them."""
+    return grade_tool.load_hidden(LECTURER / f"{name}_hidden.py")
 
 
-grade_tool = _load(ROOT / "tools" / "grade.py", "_grade_tool_parts")
-sandbox = grade_tool.sandbox
 HAVE_BWRAP = sandbox.find_bwrap() is not None
 needs_bwrap = pytest.mark.skipif(
     not HAVE_BWRAP and not os.environ.get("CI"),
@@ -110,7 +107,7 @@ def test_the_library_holds_no_reference_solution():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_hidden_files_define_the_reference_and_what_to_remove(name):
-    hidden = _load(LECTURER / f"{name}_hidden.py", f"_hidden_parts_{name}")
+    hidden = hidden_tests(name)
     targets = sandbox.resolve_forbidden(hidden.FORBIDDEN)
     assert targets and all(module.startswith("onlinelib.") for module in targets)
     assert hidden.grade(hidden.REFERENCE).passed
@@ -146,7 +143,7 @@ def test_public_checks_files_are_current(tmp_path):
 
 def test_public_checks_catch_a_wrong_learner_and_bad_files(tmp_path):
     public = grading.load_public_checks(ROOT / "book" / "assignments" / "halving_public.json")
-    hidden = _load(LECTURER / "halving_hidden.py", "_hidden_parts_halving2")
+    hidden = hidden_tests("halving")
     assert public.run(hidden.REFERENCE).passed
 
     class TiesDown:
@@ -177,13 +174,18 @@ def test_public_checks_catch_a_wrong_learner_and_bad_files(tmp_path):
 
 
 def _in_library(lib: Path, code: str) -> subprocess.CompletedProcess:
-    program = f"import sys; sys.path.insert(0, {str(lib)!r})\n" + textwrap.dedent(code)
-    return subprocess.run([sys.executable, "-I", "-c", program], capture_output=True, text=True, timeout=120)
+    """Run ``code`` with ``lib`` first on the import path, as the sandboxed worker has it.
+
+    ``-s -P``: no user site and no current folder on the path, only PYTHONPATH's ``lib`` before the
+    environment's packages (the worker puts LIBDIR first in the same place)."""
+    env = dict(os.environ, PYTHONPATH=str(lib))
+    return subprocess.run([sys.executable, "-s", "-P", "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=120, env=env)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_stubbed_library_imports_and_every_removed_part_raises(name, tmp_path):
-    hidden = _load(LECTURER / f"{name}_hidden.py", f"_hidden_parts_lib_{name}")
+    hidden = hidden_tests(name)
     removed = sandbox.assignment_library(hidden.FORBIDDEN, name, tmp_path / "lib")
     assert sum(removed.values()) >= len(hidden.FORBIDDEN)
     code = f"""
@@ -209,7 +211,7 @@ def test_the_stubbed_library_imports_and_every_removed_part_raises(name, tmp_pat
 
 
 def test_the_stubbed_library_holds_none_of_the_removed_code(tmp_path):
-    hidden = _load(LECTURER / "halving_hidden.py", "_hidden_parts_lib_halving_src")
+    hidden = hidden_tests("halving")
     sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
     original = (ROOT / "onlinelib" / "version_space.py").read_text(encoding="utf-8")
     copy = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "lib").rglob("*.py"))
@@ -275,7 +277,7 @@ def make_object(n):
 
 @pytest.fixture
 def box(tmp_path):
-    hidden = _load(LECTURER / "halving_hidden.py", "_hidden_parts_box")
+    hidden = hidden_tests("halving")
     sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
     inner = tmp_path / "box"
     inner.mkdir(mode=0o755)
@@ -389,9 +391,9 @@ def test_cgroups_of_a_dead_grader_are_removed_and_a_live_ones_kept():
 def test_without_bubblewrap_the_grader_stops_and_names_the_package(tmp_path):
     (tmp_path / "subs").mkdir()
     env = dict(os.environ, PATH=str(tmp_path))  # no bwrap on this PATH
-    command = [sys.executable, str(ROOT / "tools" / "grade.py"), str(tmp_path / "subs"), "--assignment", "halving",
+    command = [sys.executable, "-m", "booktools", "grade", str(tmp_path / "subs"), "--assignment", "halving",
                "--out", str(tmp_path / "s.csv")]
-    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
     assert result.returncode != 0
     assert "apt-get install bubblewrap" in result.stderr and "--unsafe-no-sandbox" in result.stderr
 

@@ -1,12 +1,11 @@
-"""Tests of onlinelib.grading, the assignments' hidden tests and booktools/grade.py.
+"""Tests of onlinelib.grading, the assignments' hidden tests and ``python -m booktools grade``.
 
-The last group runs booktools/grade.py on tests/submissions/halving, a folder of deliberately
+The last group runs ``python -m booktools grade`` on tests/submissions/halving, a folder of deliberately
 broken submissions (an infinite loop, an exception, a syntax error, a missing class, megabytes
 of output, a memory hog), a correct one, an untouched stub and a subtly wrong one, and checks
 each row of the CSV it writes.
 """
 import csv
-import importlib.util
 import re
 import subprocess
 import sys
@@ -19,6 +18,8 @@ import numpy as np
 import pytest
 
 import onlinelib as ol
+from booktools import grade as grade_tool
+from booktools import grade_worker
 from onlinelib import grading
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,19 +29,11 @@ NAMES = ["halving", "winnow1", "rwma", "kernel_perceptron", "drift_chain", "norm
 SUBMISSIONS = ROOT / "tests" / "submissions" / "halving"
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def hidden(name):
-    return _load(LECTURER / f"{name}_hidden.py", f"_hidden_{name}")
+    """An assignment's hidden tests, loaded as the grader loads them."""
+    return grade_tool.load_hidden(LECTURER / f"{name}_hidden.py")
 
 
-grade_tool = _load(ROOT / "tools" / "grade.py", "_grade_tool")
-grade_worker = _load(ROOT / "tools" / "grade_worker.py", "_grade_worker")
 # the reference solutions live with the hidden tests, in lecturer material only
 reference_halving = hidden("halving").REFERENCE
 reference_rwma = hidden("rwma").REFERENCE
@@ -413,7 +406,7 @@ def test_strip_magics():
     assert grade_worker.strip_magics("%%bash\nls") is None
 
 
-# -- booktools/grade.py on the test submissions ------------------------------------------------------
+# -- python -m booktools grade on the test submissions -----------------------------------------------
 
 TIMEOUT = 20  # seconds per submission: the infinite loop costs this much, run in parallel with the rest
 
@@ -423,9 +416,9 @@ def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("grades") / "scores.csv"
     start = time.monotonic()
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "grade.py"), str(SUBMISSIONS), "--assignment", "halving",
+        [sys.executable, "-m", "booktools", "grade", str(SUBMISSIONS), "--assignment", "halving",
          "--out", str(out), "--timeout", str(TIMEOUT), "--memory-mb", "1024", "--max-output-kb", "256", "--jobs", "4"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     elapsed = time.monotonic() - start
     assert result.returncode == 0, result.stderr
@@ -488,8 +481,8 @@ def test_grade_subtly_wrong_names_the_first_differing_round(graded):
 
 
 def test_grade_rejects_bad_arguments(tmp_path):
-    tool = [sys.executable, str(ROOT / "tools" / "grade.py")]
-    run = lambda *args: subprocess.run(tool + list(args), capture_output=True, text=True, timeout=120)
+    tool = [sys.executable, "-m", "booktools", "grade"]
+    run = lambda *args: subprocess.run(tool + list(args), capture_output=True, text=True, timeout=120, cwd=ROOT)
     result = run(str(SUBMISSIONS), "--assignment", "nonesuch", "--out", str(tmp_path / "s.csv"))
     assert result.returncode != 0 and "no hidden tests for assignment 'nonesuch'" in result.stderr
     result = run(str(tmp_path / "missing"), "--assignment", "halving", "--out", str(tmp_path / "s.csv"))

@@ -1,5 +1,4 @@
-"""Tests for onlinelib.hardness (chapter 6, Theorems 4 and 5), the monotone-DNF streams and
-the shared argument checks check_int, check_real and check_boolean_rows of onlinelib.protocol.
+"""Tests for onlinelib.hardness (chapter 6, Theorems 4 and 5) and the monotone-DNF streams.
 
 Theorem 4 is checked on real kernel-Perceptron runs against the exact scores of MATH.md
 section 3.2; Winnow over monomials against the closed form w_T = alpha^(P_T - D_T) and a
@@ -50,83 +49,8 @@ from onlinelib.hardness import (
     theorem4_mistakes,
     theorem4_scores,
 )
-from onlinelib.validation import check_boolean_rows, check_int, check_real
 
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
-
-
-# -- the shared checks (onlinelib.protocol) -------------------------------------------------
-
-
-def test_check_int_accepts_integers_in_range():
-    assert check_int(3, "t") == 3
-    value = check_int(np.int64(5), "t", low=0, high=5)
-    assert value == 5 and type(value) is int
-    assert check_int(-7, "t") == -7  # no bounds
-    assert check_int(0, "t", high=0) == 0
-
-
-@pytest.mark.parametrize("bad", [2.0, 2.5, "2", None, True, np.bool_(False), np.float64(1.0)])
-def test_check_int_rejects_non_integers(bad):
-    with pytest.raises(TypeError, match=r"t must be an integer in \[1, 4\], got "):
-        check_int(bad, "t", low=1, high=4)
-
-
-@pytest.mark.parametrize(
-    "value, low, high, match",
-    [(0, 1, 4, r"t must be an integer in \[1, 4\], got 0"), (5, 1, 4, "got 5"), (-1, 0, None, "t must be an integer >= 0, got -1"), (4, None, 3, "t must be an integer <= 3, got 4")],
-)
-def test_check_int_range(value, low, high, match):
-    with pytest.raises(ValueError, match=match):
-        check_int(value, "t", low=low, high=high)
-
-
-def test_check_real():
-    value = check_real(np.int64(3), "eta", 0.0)
-    assert value == 3.0 and type(value) is float
-    assert check_real(-2.5, "eta") == -2.5  # no bound
-    assert check_real(0, "eta", 0.0, strict=False) == 0.0
-    with pytest.raises(ValueError, match=r"eta must be a finite real number > 0.0, got 0.0"):
-        check_real(0, "eta", 0.0)
-    with pytest.raises(ValueError, match=r"eta must be a finite real number >= 1.0, got 0.5"):
-        check_real(0.5, "eta", 1.0, strict=False)
-    for bad in (np.nan, np.inf, -np.inf):
-        with pytest.raises(ValueError, match="eta must be a finite real number"):
-            check_real(bad, "eta")
-    for bad in (True, "1", None, [1.0], 1j):
-        with pytest.raises(TypeError, match="eta must be a real number > 0, got"):
-            check_real(bad, "eta", 0)
-
-
-def test_check_boolean_rows_converts():
-    out = check_boolean_rows([1, 0, 1], "x")
-    assert out.dtype == np.uint8 and out.shape == (1, 3) and out.tolist() == [[1, 0, 1]]
-    out = check_boolean_rows(np.array([[True, False], [False, False]]), "X", n_features=2)
-    assert out.dtype == np.uint8 and out.tolist() == [[1, 0], [0, 0]]
-    out = check_boolean_rows(np.array([[1.0, 0.0]]), "X")
-    assert out.dtype == np.uint8 and out.tolist() == [[1, 0]]
-    assert check_boolean_rows(np.zeros((0, 4)), "X").shape == (0, 4)
-
-
-@pytest.mark.parametrize(
-    "X, n_features, exc, match",
-    [
-        ([[0, 2]], None, ValueError, r"X must be Boolean \(entries 0 or 1\), got .*2"),
-        ([[0, 0.5]], None, ValueError, r"X must be Boolean \(entries 0 or 1\), got .*0\.5"),
-        ([[0, np.nan]], None, ValueError, r"X must be Boolean \(entries 0 or 1\), got NaN"),
-        ([[0, np.inf]], None, ValueError, r"got .*inf"),
-        ([[1, -1]], None, ValueError, r"got .*-1"),
-        (np.zeros((2, 2, 2)), None, ValueError, r"one instance \(1-D\) or a matrix of instances \(2-D\), got shape \(2, 2, 2\)"),
-        (np.float64(1.0), None, ValueError, r"got shape \(\)"),
-        ([["0", "1"]], None, TypeError, "X must be a numeric 0/1 array, got dtype"),
-        (np.array([[0, None]], dtype=object), None, TypeError, "got dtype object"),
-        (np.ones((2, 3)), 4, ValueError, r"X must have 4 features per instance, got shape \(2, 3\)"),
-        ([1, 0, 1], 4, ValueError, r"X must have 4 features per instance, got shape \(1, 3\)"),
-    ],
-)
-def test_check_boolean_rows_errors(X, n_features, exc, match):
-    with pytest.raises(exc, match=match):
-        check_boolean_rows(X, "X", n_features=n_features)
 
 
 # -- monotone DNF streams (onlinelib.streams) --------------------------------------------------
@@ -564,7 +488,7 @@ def test_monomial_winnow_hand_computed():
 
 def test_monomial_winnow_bad_input():
     assert MAX_MONOMIAL_VARIABLES == 14
-    match = r"m must be at most 14 for brute force over the 2\^m - 1 monomials, got 15"
+    match = r"m must be an integer in \[1, 14\] \(brute force over the 2\^m - 1 monomials\), got 15"
     with pytest.raises(ValueError, match=match):
         MonomialWinnow(15)
     with pytest.raises(ValueError, match=match):
@@ -700,7 +624,7 @@ def test_counting_bad_input():
 
 def test_review_fixes_in_hardness_and_streams():
     # counting_queries names n and the brute-force limit
-    with pytest.raises(ValueError, match=r"n must be at most 14 to run Winnow over the 2\^n - 1 monomials by brute force, got 15"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1, 14\] \(to run Winnow over the 2\^n - 1 monomials by brute force\), got 15"):
         counting_queries([[0, 1]], 15)
     # monomial_weight_exponents checks its labels and its mistake mask
     X = np.array([[1, 0], [1, 1]], dtype=np.uint8)

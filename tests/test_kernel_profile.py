@@ -45,10 +45,7 @@ def test_the_profile_drops_the_tcp_notice_and_keeps_other_warnings(tmp_path):
 def test_the_build_and_nbval_start_kernels_with_the_profile():
     """conftest.py sets it for this process (nbval's kernels inherit it); the build's extension too."""
     assert os.environ["IPYTHONDIR"] == str(PROFILE)
-    import importlib.util
+    from _ext import kernel_profile
 
-    spec = importlib.util.spec_from_file_location("kernel_profile", ROOT / "_ext" / "kernel_profile.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.PROFILE_DIR == PROFILE
+    assert kernel_profile.PROFILE_DIR == PROFILE
     assert "kernel_profile: _ext" in (ROOT / "_config.yml").read_text(encoding="utf-8")

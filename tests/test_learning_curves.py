@@ -1,8 +1,10 @@
 """Tests for onlinelib.learning_curves (book chapter 8, "Learning curves"; MATH.md sections 2.1-2.2)."""
 from __future__ import annotations
 
+import ast
 import functools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize
 
-from onlinelib import run
+from onlinelib import learning_curves, run
 from onlinelib.learning_curves import (
     NoiseRobustPerceptron,
     NormalizedPerceptron,
@@ -1219,3 +1221,29 @@ def test_single_learner_rejects_boolean_label():
     learner = NormalizedPerceptron(3, 0.5)
     with pytest.raises(TypeError, match=r"\by\b"):
         learner.update(np.ones(3), True)
+
+
+# ---------------------------------------------------------------- the package's layout
+
+PARTS = ["theory", "simulation", "noise", "parabola"]  # each may import only the parts before it
+
+
+def test_each_public_name_lives_in_one_part_and_is_re_exported():
+    """The package's ``__all__`` is its parts' ``__all__`` joined, each name defined where it is listed (issue 18)."""
+    listed = [name for part in PARTS for name in getattr(learning_curves, part).__all__]
+    assert len(listed) == len(set(listed)) == 30
+    assert learning_curves.__all__ == listed
+    for part in PARTS:
+        module = getattr(learning_curves, part)
+        for name in module.__all__:
+            assert getattr(learning_curves, name) is getattr(module, name)
+            assert getattr(module, name).__module__ == module.__name__, name
+
+
+def test_the_parts_import_one_way():
+    """theory <- simulation <- noise, parabola: no part imports a later one, so there are no cycles."""
+    folder = Path(learning_curves.__file__).parent
+    for i, part in enumerate(PARTS):
+        tree = ast.parse((folder / f"{part}.py").read_text(encoding="utf-8"))
+        siblings = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1}
+        assert siblings <= set(PARTS[:i]), (part, siblings)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from examples import state
 
 from onlinelib import Elimination, Perceptron, Winnow1, Winnow2, as_sparse_rows, run
+from onlinelib.linear import winnow1_default_threshold
 
 PROPERTY = settings(max_examples=60, deadline=None, database=None)
 METHODS = ("loop", "blocks")
@@ -242,6 +243,14 @@ def test_winnow1_theta():
     assert Winnow1(5).theta == 2.5
     assert Winnow1(5, theta=3).theta == 3.0
     assert Winnow1(5, theta=np.float32(0.5)).threshold == 0.5
+
+
+def test_winnow1_default_threshold_is_n_over_2():
+    assert [winnow1_default_threshold(n) for n in (1, 5, np.int64(8))] == [0.5, 2.5, 4.0]
+    assert all(Winnow1(n).theta == winnow1_default_threshold(n) for n in (1, 5, 64))
+    for n, error in [(0, ValueError), (2.0, TypeError)]:
+        with pytest.raises(error, match=rf"n_features must be an integer >= 1, got {n!r}"):
+            winnow1_default_threshold(n)
 
 
 def test_winnow1_threshold_is_strict():

@@ -19,8 +19,11 @@ from onlinelib import (
     Winnow1,
     Winnow2,
     elimination_bound,
+    exact_novikoff_bound,
+    hinge_losses,
     notes_winnow_bound,
     perceptron_bound,
+    perceptron_hinge_bound,
     run,
     separable_stream,
     winnow1_bound,
@@ -395,3 +398,61 @@ def test_perceptron_novikoff_on_separable_streams(d, margin, seed, bias):
         radius = math.sqrt(radius**2 + 1)
     assert p.n_updates >= trace.n_mistakes
     assert p.n_updates <= perceptron_bound(radius, gamma) * (1 + REL)
+
+
+# -- chapter 3: Novikoff's bound in exact arithmetic, and the hinge-loss bound --------------------
+
+
+def test_exact_bound_on_integer_and_float_data():
+    X = np.array([[3.0, 0.0], [0.0, 0.1]])
+    y = np.array([1, -1])
+    u = np.array([1, -1])
+    # R^2 = 9, xi = min(3, 0.1) (0.1 as its exact float value), ||u||^2 = 2
+    assert exact_novikoff_bound(X, y, u) == 2 * 9 / Fraction(0.1) ** 2
+    assert exact_novikoff_bound(np.array([[3, 0], [0, 2]]), y, u) == Fraction(2 * 9, 4)
+    with pytest.raises(ValueError, match="separate"):
+        exact_novikoff_bound(X, y, -u)
+    with pytest.raises(ValueError, match="shape"):
+        exact_novikoff_bound(X, y, np.ones(3))
+    with pytest.raises(ValueError, match="one label"):
+        exact_novikoff_bound(X, np.array([1]), u)
+    with pytest.raises(TypeError, match="X"):
+        exact_novikoff_bound([["a", "b"]], [1], u)
+    with pytest.raises(ValueError, match="finite"):
+        exact_novikoff_bound(np.array([[np.nan, 0.0]]), [1], u)
+    with pytest.raises(ValueError, match="-1 or \\+1|label"):
+        exact_novikoff_bound(X, np.array([1, 0]), u)
+
+
+def test_hinge_losses_and_bound():
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    y = np.array([1, -1, -1])
+    u = np.array([0.5, 0.25])
+    assert np.allclose(hinge_losses(X, y, u), [0.5, 1.5, 1.75])
+    assert perceptron_hinge_bound(2.0, 1.5, 0.0) == pytest.approx(9.0)
+    a, L = 3.0, 5.0
+    tight = perceptron_hinge_bound(1.0, a, L)
+    assert tight - a * np.sqrt(tight) - L == pytest.approx(0.0, abs=1e-12)
+    assert tight <= a**2 + L + a * np.sqrt(L) <= (a + np.sqrt(L)) ** 2
+    with pytest.raises(ValueError, match="radius"):
+        perceptron_hinge_bound(0.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="u_norm"):
+        perceptron_hinge_bound(1.0, -1.0, 1.0)
+    with pytest.raises(ValueError, match="hinge_loss"):
+        perceptron_hinge_bound(1.0, 1.0, -1.0)
+    with pytest.raises(TypeError, match="hinge_loss"):
+        perceptron_hinge_bound(1.0, 1.0, "1")
+    with pytest.raises(ValueError, match="shape"):
+        hinge_losses(X, y, np.ones(3))
+
+
+def test_hinge_bound_holds_on_noisy_stream():
+    rng = np.random.default_rng(0)
+    X, y, w = separable_stream(5, 3000, 0.1, rng)
+    y = np.where(rng.random(len(y)) < 0.05, -y, y).astype(np.int8)
+    learner = Perceptron(5)
+    run(learner, X, y)
+    R = np.linalg.norm(X, axis=1).max()
+    for c in (1.0, 5.0, 10.0, 30.0):
+        u = c * w
+        assert learner.n_updates <= perceptron_hinge_bound(R, c, hinge_losses(X, y, u).sum())

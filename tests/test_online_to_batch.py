@@ -59,9 +59,9 @@ def test_bound():
         ((-1, 10), ValueError, "mistake_bound"),
         ((1.5, 10), TypeError, "mistake_bound"),
         ((3, 0), ValueError, "n_examples"),
-        ((3, 10, 0), ValueError, r"delta must be a finite real number > 0, got 0\.0"),
+        ((3, 10, 0), ValueError, r"delta must be a finite real number in \(0, 1\], got 0\.0"),
         ((3, 10, 1.5), ValueError, r"delta must be a finite real number in \(0, 1\], got 1\.5"),
-        ((3, 10, "0.1"), TypeError, "delta must be a real number"),
+        ((3, 10, "0.1"), TypeError, r"delta must be a real number in \(0, 1\], got '0\.1'"),
     ],
 )
 def test_bound_errors(args, err, match):

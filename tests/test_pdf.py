@@ -7,12 +7,13 @@ import functools
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from pypdf import PdfReader
+
+from booktools.toc import toc_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT / "_build" / "html" / "online-learning.pdf"
@@ -21,10 +22,6 @@ pytestmark = [
     pytest.mark.skipif(not PDF.exists(), reason="the PDF edition has not been made (booktools/pdf_edition.py)"),
     pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed"),
 ]
-
-
-sys.path.insert(0, str(ROOT / "tools"))
-from book_toc import toc_entries  # noqa: E402
 
 
 @functools.cache

@@ -1,9 +1,8 @@
-"""Tests for onlinelib.protocol: Trace, run, and the shared argument checks."""
+"""Tests for onlinelib.protocol: Trace, run and its argument checks (the shared checks: test_validation.py)."""
 import numpy as np
 import pytest
 
 from onlinelib import Halving, Learner, Trace, run, thresholds
-from onlinelib.validation import check_labels, check_rng, check_stream
 
 
 class Echo:
@@ -215,52 +214,21 @@ def test_run_rejects_instance_outside_domain(x, exc, match):
         run(Halving(thresholds(3)), [0, x], [1, 1])
 
 
-# --------------------------------------------------------------------------- checks
-def test_check_labels_returns_int8():
-    out = check_labels([1, -1, 1.0])
-    assert out.dtype == np.int8
-    np.testing.assert_array_equal(out, [1, -1, 1])
+def test_the_block_engines_contract_is_a_protocol():
+    """BlockLearner names what method="blocks" needs; the learners that have it are exactly
+    the conservative ones with scan and skip (issue 18: run used to look them up by getattr)."""
+    from onlinelib import Elimination, KernelPerceptron, Perceptron, Winnow1, Winnow2, all_conjunctions
+    from onlinelib.protocol import BlockLearner
 
+    engines = [Perceptron(3), Winnow1(3), Winnow2(3), Elimination(3), KernelPerceptron(3, all_conjunctions())]
+    assert all(isinstance(L, BlockLearner) for L in engines)
+    assert not isinstance(Halving(thresholds(4)), BlockLearner) and not isinstance(Echo(), BlockLearner)
 
-def test_check_labels_uses_given_name():
-    with pytest.raises(ValueError, match=r"labels must hold labels in \{-1, \+1\}"):
-        check_labels([1, 5], name="labels")
+    class ScanOnly(Echo):  # half the contract is not the contract
+        def scan(self, X, y, start):
+            return len(y), 1
 
-
-def test_check_labels_zero_one_hint_only_for_zero():
-    with pytest.raises(ValueError, match="2\\*y - 1"):
-        check_labels([1, 0])
-    with pytest.raises(ValueError) as info:
-        check_labels([1, 3])
-    assert "2*y - 1" not in str(info.value)
-
-
-def test_check_rng():
-    g = np.random.default_rng(0)
-    assert check_rng(g) is g
-    for bad in (0, None, np.random.RandomState(0)):
-        with pytest.raises(TypeError, match="rng must be a numpy.random.Generator"):
-            check_rng(bad)
-    with pytest.raises(TypeError, match="seed_source must be"):
-        check_rng(1, name="seed_source")
-
-
-def test_check_stream_returns_arrays():
-    X, y = check_stream([3, 4], [1, -1])
-    np.testing.assert_array_equal(X, [3, 4])
-    np.testing.assert_array_equal(y, [1, -1])
-    assert y.dtype == np.int8
-
-
-@pytest.mark.parametrize(
-    "X, y, match",
-    [
-        (5, [1], "X must be a sequence"),
-        ([0], [[1]], "y must be one-dimensional"),
-        ([], [], "the stream is empty"),
-        ([0, 1, 2], [1], "X and y must have one entry per round"),
-    ],
-)
-def test_check_stream_errors(X, y, match):
-    with pytest.raises(ValueError, match=match):
-        check_stream(X, y)
+    assert not isinstance(ScanOnly(), BlockLearner)
+    with pytest.raises(ValueError, match=r"method='blocks' needs a BlockLearner .*ScanOnly has none"):
+        run(ScanOnly(), [0, 1], [1, -1], method="blocks")
+    assert run(ScanOnly(), [0, 1], [1, -1]).n_mistakes == 1  # "auto" falls back to the loop

@@ -13,14 +13,12 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from examples import MYST_HEADER
 from sphinx.errors import ExtensionError
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
+from _ext import notebook_links, widget_js
 
-import notebook_links  # noqa: E402
-from examples import MYST_HEADER  # noqa: E402
-import widget_js  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # --- widget_js -------------------------------------------------------------------------------

@@ -25,22 +25,22 @@ from __future__ import annotations
 
 import contextlib
 import html
-import importlib.util
+import importlib
 import json
 import os
 import pickle
 import re
-import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
 import yaml
 
+from booktools import binder_check
+from booktools import student_edition as se
+from booktools.toc import toc_entries
+
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("student_edition", ROOT / "tools" / "student_edition.py")
-se = sys.modules.setdefault("student_edition", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(se)
 
 STUDENT_BUILD = Path(os.environ.get("STUDENT_BUILD", ROOT / "_build" / "student")).resolve()
 STUDENT_SRC = Path(os.environ.get("STUDENT_SRC", STUDENT_BUILD.parent / "student_src")).resolve()
@@ -428,7 +428,7 @@ def test_no_solution_only_word_is_a_search_term():
     for extra in (ROOT / "book").rglob("*.bib"):
         public |= terms(extra.read_text(encoding="utf-8"))
     # The API reference (book/api.md) renders onlinelib's docstrings: the package is public too.
-    for module in (ROOT / "onlinelib").glob("*.py"):
+    for module in (ROOT / "onlinelib").rglob("*.py"):  # subpackages too (learning_curves/, chapters/)
         public |= terms(module.read_text(encoding="utf-8"))
     # Text the student build itself prints (outputs of the cells it keeps) is public too.
     for nb in (STUDENT_BUILD / "_build" / "jupyter_execute").rglob("*.ipynb"):
@@ -452,17 +452,15 @@ def test_no_solution_only_word_is_a_search_term():
 @built
 def test_every_exercise_is_in_the_student_edition():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    in_toc = {se._no_suffix(f) for f in se._toc_files(toc)}
+    in_toc = {se._no_suffix(f) for f in toc_entries(toc)}
     checked, problems = 0, []
     for path in _source_files():
         rel = path.relative_to(ROOT)
         if se.is_lecturer_path(rel) or se._no_suffix(str(rel)) not in in_toc:
             continue
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         labels, count = [], 0
-        for i in range(len(lines)):
-            f = se._fence_at(lines, i, len(lines))
-            if f is not None and f.name in ("exercise", "exercise-start"):
+        for f in se.fences(path.read_text(encoding="utf-8")):
+            if f.name in ("exercise", "exercise-start"):
                 count += 1
                 if f.options.get("label"):
                     labels.append(str(f.options["label"]))
@@ -514,10 +512,9 @@ def test_no_lecturer_only_cell_or_file_in_the_student_edition():
 
 @built
 def test_every_student_chapter_offers_a_downloadable_notebook():
-    """The download menu's ``.ipynb`` exists for every chapter, so the leak scan above covers it."""
-    sys.path.append(str(ROOT / "tools"))
-    import binder_check  # its chapters(): the TOC's notebooks, by the rule nbval uses
+    """The download menu's ``.ipynb`` exists for every chapter, so the leak scan above covers it.
 
+    binder_check.chapters(): the TOC's notebooks, by the rule nbval uses."""
     pages = [se._no_suffix(f) for f in binder_check.chapters() if not se.is_lecturer_path(Path(f))]
     assert len(pages) >= 14, pages
     missing = []

@@ -523,9 +523,9 @@ def sim(**kw):
     return simulate_randomized_halving(**args)
 
 
-@pytest.mark.parametrize("n_trials", [0, -3, True, 2.5])
-def test_simulate_rejects_bad_n_trials(n_trials):
-    with pytest.raises(ValueError, match="n_trials must be a positive integer"):
+@pytest.mark.parametrize("n_trials, error", [(0, ValueError), (-3, ValueError), (True, TypeError), (2.5, TypeError)])
+def test_simulate_rejects_bad_n_trials(n_trials, error):
+    with pytest.raises(error, match=rf"n_trials must be an integer >= 1, got {n_trials!r}"):
         sim(n_trials=n_trials)
 
 

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 5, Directed Drift's expected mistakes (chapter 7, Binary weights).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``python -m booktools grade --assignment drift_chain``.
+Run by ``python -m booktools grade SUBMISSIONS --assignment drift_chain --out scores.csv``.
 """
 import numbers
 from fractions import Fraction

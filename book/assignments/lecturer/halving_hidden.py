@@ -1,8 +1,8 @@
 """Hidden tests of Assignment 1, the Halving algorithm (chapter 1, Mistake bounds).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``python -m booktools grade --assignment halving``, which calls ``grade`` on the class the
-student's notebook defines under the name ``FUNCTION``.
+Run by ``python -m booktools grade SUBMISSIONS --assignment halving --out scores.csv``, which calls
+``grade`` on the class the student's notebook defines under the name ``FUNCTION``.
 """
 import numpy as np
 

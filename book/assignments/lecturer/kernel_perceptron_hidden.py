@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 4, the kernel Perceptron (chapter 6, Boolean kernels).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``python -m booktools grade --assignment kernel_perceptron``.
+Run by ``python -m booktools grade SUBMISSIONS --assignment kernel_perceptron --out scores.csv``.
 """
 import numpy as np
 

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 6, the normalized perceptron step (chapter 8, Learning curves, Eq. 2).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``python -m booktools grade --assignment normalized_step``.
+Run by ``python -m booktools grade SUBMISSIONS --assignment normalized_step --out scores.csv``.
 """
 import numpy as np
 
@@ -14,7 +14,7 @@ TITLE = "Assignment 6: normalized perceptron step (chapter 8)"
 # What the student writes: absent from the library a graded notebook sees.
 FORBIDDEN = [
     "onlinelib.learning_curves.normalized_perceptron_step", "onlinelib.learning_curves.simulate_normalized_perceptron",
-    "onlinelib.learning_curves._simulate_full", "onlinelib.learning_curves._simulate_reduced",
+    "onlinelib.learning_curves.simulation._simulate_full", "onlinelib.learning_curves.simulation._simulate_reduced",
     "onlinelib.learning_curves.NormalizedPerceptron", "onlinelib.learning_curves.NoiseRobustPerceptron",
     "onlinelib.learning_curves.one_step_drift",
 ]

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 3, RWMA's exact expected mistakes (chapter 5, Experts and regret).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``python -m booktools grade --assignment rwma``.
+Run by ``python -m booktools grade SUBMISSIONS --assignment rwma --out scores.csv``.
 """
 import numpy as np
 

@@ -1,7 +1,7 @@
 """Hidden tests of Assignment 2, Winnow1 and its lemmas (chapter 2, Winnow1).
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
-Run by ``python -m booktools grade --assignment winnow1``.
+Run by ``python -m booktools grade SUBMISSIONS --assignment winnow1 --out scores.csv``.
 
 Five streams compared round by round with ``onlinelib.Winnow1`` (weights, promotions,
 eliminations), then the chapter's invariants measured on the student's own learner.

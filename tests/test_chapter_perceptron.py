@@ -1,4 +1,4 @@
-"""Tests for onlinelib.widgets_perceptron (chapter 3: the Perceptron)."""
+"""Tests for onlinelib.chapters.perceptron (chapter 3: the Perceptron's streams, experiment, figure) and its explorer."""
 import math
 
 import matplotlib
@@ -9,18 +9,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from onlinelib import Perceptron, Trace, perceptron_lower_bound_stream, run  # noqa: E402
-from onlinelib.widgets_perceptron import (  # noqa: E402
-    MAX_FEATURES,
-    MIN_ACCEPTANCE,
-    STREAM_KINDS,
+from onlinelib import Perceptron, run  # noqa: E402
+from onlinelib.chapters.perceptron import (  # noqa: E402
     acceptance_rate,
     compare_perceptron,
-    per_update,
+    MAX_FEATURES,
+    MIN_ACCEPTANCE,
     perceptron_stream,
     plot_perceptron_comparison,
-    potential_observers,
     random_rotation,
+    STREAM_KINDS,
     tie_stream,
 )
 
@@ -28,84 +26,6 @@ from onlinelib.widgets_perceptron import (  # noqa: E402
 # the result of a handful of floating-point operations, whose rounding is ~1e-16.
 RTOL = 1e-12
 
-
-
-# --------------------------------------------------------------------------- observers
-def test_potential_observers_hand_run():
-    # x1 = (1, 0), y = +1: score 0 -> update (tie, no mistake), w = (1, 0)
-    # x2 = (0, 2), y = -1: score 0 -> mistake and update, w = (1, -2)
-    # x3 = (1, 1), y = +1: score -1 -> mistake and update, w = (2, -1)
-    # x4 = (1, 0), y = +1: score 2 -> no update
-    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0], [1.0, 0.0]])
-    y = np.array([1, -1, 1, 1])
-    u = np.array([3.0, -1.0])
-    for method in ("loop", "blocks"):
-        learner = Perceptron(2)
-        trace = run(learner, X, y, observe=potential_observers(u), method=method)
-        assert trace.observed["updates"].tolist() == [0, 1, 2, 3, 3]
-        assert trace.observed["||w||^2"].tolist() == [0, 1, 5, 5, 5]
-        assert trace.observed["<w*,w>"].tolist() == [0, 3, 5, 7, 7]
-        assert trace.predictions.tolist() == [1, 1, -1, 1]
-        assert trace.n_mistakes == 2 and learner.n_updates == 3
-
-
-def test_potential_observers_copy_w_star():
-    u = np.array([1.0, 0.0])
-    observers = potential_observers(u)
-    u[0] = 100.0  # changing the caller's array afterwards changes nothing
-    learner = Perceptron(2)
-    learner.weights[:] = [2.0, 5.0]
-    assert observers["<w*,w>"](learner) == 2.0
-
-
-@pytest.mark.parametrize(
-    "w_star, match",
-    [
-        (np.zeros((2, 2)), r"w_star must be a non-empty 1-D vector, got shape \(2, 2\)"),
-        (np.zeros(0), r"w_star must be a non-empty 1-D vector, got shape \(0,\)"),
-        (5.0, r"w_star must be a non-empty 1-D vector, got shape \(\)"),
-        (np.array([1.0, np.nan]), r"w_star must be finite"),
-    ],
-)
-def test_potential_observers_errors(w_star, match):
-    with pytest.raises(ValueError, match=match):
-        potential_observers(w_star)
-
-
-# --------------------------------------------------------------------------- per_update
-def test_per_update_picks_values_after_each_update():
-    trace = Trace(
-        predictions=np.array([1, 1, 1, 1], dtype=np.int8),
-        labels=np.array([1, 1, 1, 1], dtype=np.int8),
-        observed={"updates": np.array([0.0, 1, 1, 2, 2]), "v": np.array([10.0, 11, 12, 13, 14])},
-    )
-    assert per_update(trace, "v").tolist() == [10.0, 11.0, 13.0]
-    assert per_update(trace, "updates").tolist() == [0.0, 1.0, 2.0]
-
-
-def test_per_update_on_a_real_run_matches_update_count():
-    X, y, w_star = perceptron_lower_bound_stream(0.25)
-    learner = Perceptron(X.shape[1])
-    trace = run(learner, X, y, observe=potential_observers(w_star), method="blocks")
-    norm2 = per_update(trace, "||w||^2")
-    assert len(norm2) == learner.n_updates + 1 == 17
-    assert norm2.tolist() == list(range(17))  # each update adds exactly ||e_i||^2 = 1
-
-
-def test_per_update_errors():
-    trace = Trace(
-        predictions=np.array([1, 1], dtype=np.int8),
-        labels=np.array([1, 1], dtype=np.int8),
-        observed={"updates": np.array([0.0, 2.0, 2.0]), "v": np.zeros(3), "late": np.array([1.0, 1.0, 2.0])},
-    )
-    with pytest.raises(KeyError, match=r"'w' was not observed; the trace has \['late', 'updates', 'v'\]"):
-        per_update(trace, "w")
-    with pytest.raises(KeyError, match=r"'count' was not observed"):
-        per_update(trace, "v", counter="count")
-    with pytest.raises(ValueError, match=r"observed\['updates'\] must start at 0 and rise by 0 or 1 per round"):
-        per_update(trace, "v")
-    with pytest.raises(ValueError, match=r"observed\['late'\] must start at 0"):
-        per_update(trace, "v", counter="late")
 
 
 # --------------------------------------------------------------------------- rotation
@@ -362,7 +282,7 @@ def test_plot_perceptron_comparison_given_axes_and_errors():
 
 def test_perceptron_explorer_builds():
     pytest.importorskip("ipywidgets")
-    from onlinelib.widgets_perceptron import perceptron_explorer
+    from onlinelib.explorers import perceptron_explorer
 
     panel = perceptron_explorer(seed=4)
     kind_box, margin_box, dim_box, seed_box, button = panel.children[:5]
@@ -380,7 +300,7 @@ def test_perceptron_explorer_builds():
 def test_perceptron_explorer_draws_every_corner(kind, margin_exponent, dimension, capsys):
     # ipywidgets swallows exceptions raised while redrawing, so call the drawing function itself.
     pytest.importorskip("ipywidgets")
-    from onlinelib.widgets_perceptron import perceptron_explorer
+    from onlinelib.explorers import perceptron_explorer
 
     panel = perceptron_explorer()
     plt.close("all")

@@ -1,108 +1,49 @@
-"""The Perceptron chapter's instruments, figure and explorer (book chapter 3).
+"""Chapter 3 ("The Perceptron"): its streams, the experiment and its figure.
 
-* ``potential_observers(w_star)``: the three quantities Novikoff's proof talks
-  about (||w||^2, <w*, w> and the number of updates), as ``observe=`` functions
-  for ``onlinelib.run``.
-* ``per_update(trace, name)``: an observable read off after each update
-  (k = 0, 1, ..., U) instead of after each round.
 * ``tie_stream``: a separable stream of small-integer vectors, whose scores
   are exact integers, so that the tie rule of the Perceptron matters often.
 * ``acceptance_rate``: the fraction of the ball that ``separable_stream``
   keeps for a margin, used to refuse settings it would take ages to sample.
+* ``random_rotation``: a uniformly random orthogonal matrix.
 * ``perceptron_stream``: the explorer's three streams (random separable, the
   lower-bound sequence, and the lower-bound sequence in a rotated basis).
-* ``compare_perceptron``: the explorer's computation, pure and returning numbers,
-  so the chapter can draw its figure statically and tests can check it.
-* ``plot_perceptron_comparison`` and ``perceptron_explorer``: the figure and
-  the ipywidgets panel.
+* ``compare_perceptron`` runs the Perceptron on one of them with the proof's
+  instruments (``onlinelib.potential_observers``) and returns plain numbers;
+  ``plot_perceptron_comparison`` draws them, and
+  ``onlinelib.explorers.perceptron_explorer`` redraws the figure for other settings.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 from scipy.special import betainc
 
-from .bounds import perceptron_bound
-from .linear import Perceptron
-from .plotting import draw_on_demand
-from .protocol import Trace, run
-from .validation import check_int, check_real, check_rng
-from .streams import perceptron_lower_bound_stream, separable_stream
+from ..bounds import perceptron_bound
+from ..linear import Perceptron
+from ..observers import per_update, potential_observers
+from ..protocol import run
+from ..streams import perceptron_lower_bound_stream, separable_stream
+from ..validation import check_int, check_real, check_rng
 
 __all__ = [
     "STREAM_KINDS",
     "MAX_FEATURES",
     "MAX_LENGTH",
     "MIN_ACCEPTANCE",
-    "potential_observers",
-    "per_update",
     "acceptance_rate",
     "random_rotation",
     "tie_stream",
     "perceptron_stream",
     "compare_perceptron",
     "plot_perceptron_comparison",
-    "perceptron_explorer",
 ]
 
 STREAM_KINDS = ("random separable", "lower bound", "rotated lower bound")
 MAX_FEATURES = 2000  # the lower-bound sequence needs floor(R^2/gamma^2) features
 MAX_LENGTH = 1_000_000
 MIN_ACCEPTANCE = 1e-3  # separable_stream rejects points; refuse hopeless settings
-
-
-def potential_observers(w_star: Any) -> dict[str, Callable[[Perceptron], float]]:
-    """``observe=`` functions for the proof of Novikoff's theorem (chapter 3).
-
-    Returns ``{"||w||^2": ..., "<w*,w>": ..., "updates": ...}``: the potential,
-    the alignment with the separator ``w_star`` and the Perceptron's update
-    counter. All three are functions of the state that ``update`` changes, so
-    they may be recorded with ``method="blocks"`` (see ``onlinelib.run``).
-    ``w_star`` need not have unit norm (Theorem 1 of Khardon, Roth and Servedio
-    uses an unnormalised u).
-
-    Raises
-    ------
-    ValueError
-        If ``w_star`` is not a non-empty finite 1-D vector.
-    """
-    u = np.asarray(w_star, dtype=float)
-    if u.ndim != 1 or u.size == 0:
-        raise ValueError(f"w_star must be a non-empty 1-D vector, got shape {u.shape}")
-    if not np.isfinite(u).all():
-        raise ValueError("w_star must be finite, got NaN or inf")
-    u = u.copy()
-    return {
-        "||w||^2": lambda L: float(L.weights @ L.weights),
-        "<w*,w>": lambda L: float(u @ L.weights),
-        "updates": lambda L: float(L.n_updates),
-    }
-
-
-def per_update(trace: Trace, name: str, counter: str = "updates") -> np.ndarray:
-    """The observable ``name`` after k = 0, 1, ..., U updates (chapter 3).
-
-    ``trace`` must have recorded the update counter ``counter`` (as
-    ``potential_observers`` does). Entry k is the value right after the k-th
-    update; entry 0 is the value before the first round.
-
-    Raises
-    ------
-    KeyError
-        If ``name`` or ``counter`` was not observed.
-    ValueError
-        If the counter is not a count that starts at 0 and rises by 0 or 1 per round.
-    """
-    for key in (name, counter):
-        if key not in trace.observed:
-            raise KeyError(f"{key!r} was not observed; the trace has {sorted(trace.observed)}")
-    count = trace.observed[counter]
-    steps = np.diff(count)
-    if count[0] != 0 or not np.isin(steps, (0.0, 1.0)).all():
-        raise ValueError(f"observed[{counter!r}] must start at 0 and rise by 0 or 1 per round")
-    rounds = np.concatenate([[0], np.flatnonzero(steps == 1) + 1])
-    return trace.observed[name][rounds]
 
 
 def acceptance_rate(n_features: int, margin: float, radius: float = 1.0) -> float:
@@ -293,8 +234,6 @@ def plot_perceptron_comparison(result: dict[str, Any], axes: Any = None) -> np.n
     against k gamma and ||w_k|| (steps 3 and 4). Right: mistakes and updates
     against the bound R^2/gamma^2. Returns the three axes.
     """
-    import matplotlib.pyplot as plt
-
     if axes is None:
         _, axes = plt.subplots(1, 3, figsize=(10.5, 3.6), gridspec_kw={"width_ratios": [1, 1, 0.8]})
     axes = np.asarray(axes).ravel()
@@ -325,42 +264,3 @@ def plot_perceptron_comparison(result: dict[str, Any], axes: Any = None) -> np.n
     ax.legend(fontsize=8, loc="upper right")
     ax.set_title(f"{result['kind']}, d = {result['n_features']}, T = {result['length']}", fontsize=10)
     return axes
-
-
-def perceptron_explorer(seed: int = 0):
-    """An ipywidgets panel: pick the margin, the dimension and the stream; see the proof's quantities.
-
-    Press "Draw" to run ``compare_perceptron`` at the chosen setting and draw
-    ``plot_perceptron_comparison``. Needs a live kernel (Jupyter, JupyterLab or
-    Binder). The chapter shows the figure at the default setting statically
-    above it. A setting that cannot be sampled (see ``perceptron_stream``)
-    prints the reason instead of a figure.
-    """
-    import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-
-    kind_box = widgets.Dropdown(options=list(STREAM_KINDS), value="random separable", description="stream")
-    margin_box = widgets.FloatLogSlider(value=0.1, base=10, min=-1.3, max=-0.1, step=0.05, description="margin γ")
-    dim_box = widgets.IntSlider(value=10, min=1, max=200, description="dimension")
-    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
-
-    def draw(kind: str, margin: float, n_features: int, seed: int) -> None:
-        try:
-            result = compare_perceptron(kind, margin, n_features, np.random.default_rng(seed))
-        except ValueError as error:  # e.g. a margin too large for the dimension
-            print(error)
-            return
-        plot_perceptron_comparison(result)
-        plt.tight_layout()
-        print(
-            f"R = {result['radius']:.4f}, gamma = {result['margin']:.4f}: "
-            f"{result['mistakes']} mistakes, {result['updates']} updates, "
-            f"R^2/gamma^2 = {result['bound']:.2f}"
-        )
-        if result["note"]:
-            print(result["note"])
-        plt.show()
-
-    return draw_on_demand(
-        draw, kind=kind_box, margin=margin_box, n_features=dim_box, seed=seed_box,
-    )

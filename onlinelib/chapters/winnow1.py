@@ -1,43 +1,37 @@
-"""Chapter 2 ("Disjunctions and Winnow1"): streams, adversaries, the explorer and its figure.
+"""Chapter 2 ("Disjunctions and Winnow1"): a sparse stream, the experiment and its figure.
 
 * ``sparse_disjunction_stream``: random examples with a few active variables,
   labelled by a monotone disjunction. On such streams Elimination needs about
   n mistakes and Winnow1 about k lg n.
-* ``winnow1_adaptive_adversary``: an adversary that watches Winnow1's weights
-  and forces promotions that raise the total weight by exactly theta and
-  eliminations that lower it by little more than theta. It attains the sharper
-  bound 1 + 2k(lg n - 1) of the chapter's exercise for n a power of two,
-  theta = n/2 and n large enough compared with k.
-* ``elimination_adversary``: the n - k negative unit vectors on which the
-  Elimination learner for monotone disjunctions makes exactly n - k mistakes.
-* ``compare_winnow1`` (pure, returns numbers) and ``winnow1_explorer`` (the
-  ipywidgets panel), with ``plot_winnow1_comparison`` drawing the figure both use.
+* ``compare_winnow1`` runs Winnow1 and Elimination on one stream (random, or one of
+  the chapter's adversaries in ``onlinelib.adversaries``) and returns plain numbers;
+  ``plot_winnow1_comparison`` draws them, and ``onlinelib.explorers.winnow1_explorer``
+  redraws the figure for other settings.
 """
 from __future__ import annotations
 
 import math
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import scipy.sparse as sp
 
-from .bounds import winnow1_bound
-from .linear import Elimination, Winnow1
-from .plotting import draw_on_demand
-from .protocol import run
-from .validation import check_int, check_rng
-from .streams import disjunction_stream, winnow1_promotion_adversary
+from ..adversaries import elimination_adversary, winnow1_adaptive_adversary, winnow1_promotion_adversary
+from ..bounds import winnow1_bound
+from ..linear import Elimination, Winnow1, winnow1_default_threshold
+from ..plotting import LEARNER_COLORS
+from ..protocol import run
+from ..streams import disjunction_stream
+from ..validation import Interval, check_int, check_rng, check_scalar
 
 __all__ = [
     "STREAMS",
     "MAX_FEATURES",
     "sparse_disjunction_stream",
-    "winnow1_adaptive_adversary",
-    "elimination_adversary",
     "default_length",
     "compare_winnow1",
     "plot_winnow1_comparison",
-    "winnow1_explorer",
 ]
 
 STREAMS = (
@@ -48,30 +42,8 @@ STREAMS = (
     "elimination adversary",
 )
 MAX_FEATURES = 8192  # the explorer's largest n (a dense random stream is T x n)
-LEARNER_COLORS = {"Winnow1": "#1f77b4", "Elimination": "#d62728"}
 
 
-# -- argument checks --------------------------------------------------------------
-def _check_theta(theta: Any, n: int) -> float:
-    if theta is None:
-        return n / 2
-    if isinstance(theta, (bool, np.bool_)) or not isinstance(
-        theta, (int, float, np.integer, np.floating)
-    ):
-        raise TypeError(f"theta must be None or a real number > 0, got {theta!r}")
-    theta = float(theta)
-    if not math.isfinite(theta) or theta <= 0:
-        raise ValueError(f"theta must be a finite real number > 0, got {theta!r}")
-    return theta
-
-
-def _check_n_k(n_features: Any, n_relevant: Any, high: int | None = None) -> tuple[int, int]:
-    n = check_int(n_features, "n_features", 1, high)
-    k = check_int(n_relevant, "n_relevant", 1, n)
-    return n, k
-
-
-# -- streams and adversaries ------------------------------------------------------
 def sparse_disjunction_stream(
     n_features: int,
     n_relevant: int,
@@ -99,16 +71,12 @@ def sparse_disjunction_stream(
     y : ndarray of int8 (length,)
     relevant : ndarray of int (k,), sorted
     """
-    n, k = _check_n_k(n_features, n_relevant)
+    n = check_int(n_features, "n_features", 1)
+    k = check_int(n_relevant, "n_relevant", 1, n)
     length = check_int(length, "length", 1)
     m = n - k
     active = check_int(active, "active", 0, m)
-    if isinstance(p_positive, (bool, np.bool_)) or not isinstance(
-        p_positive, (int, float, np.integer, np.floating)
-    ):
-        raise TypeError(f"p_positive must be a real number in [0, 1], got {p_positive!r}")
-    if not 0.0 <= float(p_positive) <= 1.0:
-        raise ValueError(f"p_positive must be in [0, 1], got {p_positive!r}")
+    p_positive = check_scalar(p_positive, "p_positive", Interval(float, 0, 1))
     rng = check_rng(rng)
     relevant = np.sort(rng.choice(n, size=k, replace=False))
     irrelevant = np.setdiff1d(np.arange(n), relevant)
@@ -140,96 +108,6 @@ def sparse_disjunction_stream(
     return X, y, relevant
 
 
-def _greedy_pick(weights: np.ndarray, candidates: np.ndarray, budget: float) -> np.ndarray:
-    """Candidates with positive weight, taken largest first while the sum stays <= budget.
-
-    Equal weights are taken in increasing index order. Exactly the greedy rule
-    "scan by decreasing weight, take what still fits", done value by value.
-    """
-    w = weights[candidates]
-    chosen: list[np.ndarray] = []
-    left = budget
-    for value in np.unique(w[w > 0])[::-1]:
-        if value > left:
-            continue
-        group = candidates[w == value]
-        take = min(group.size, int(left // value))
-        chosen.append(group[:take])
-        left -= take * value
-    return np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64)
-
-
-def winnow1_adaptive_adversary(
-    n_features: int, n_relevant: int, theta: float | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A stream, chosen while watching Winnow1, that forces many mistakes (chapter 2).
-
-    The target is x_0 v ... v x_{k-1}. The adversary plays against a fresh
-    ``Winnow1(n, theta)`` and, as Winnow1 is deterministic, the stream it
-    returns replays to the same run.
-
-    1. Promotions: for each relevant i in turn, while w_i <= theta, it shows a
-       positive example with x_i = 1 and irrelevant variables of positive
-       weight added largest first while w.x stays <= theta. Each round is a
-       false negative that doubles w_i (and the padding), so the total weight
-       grows by w.x, which is exactly theta whenever the padding allows.
-    2. Eliminations: while the irrelevant weights sum to more than theta, it
-       shows a negative example made of the same greedy pick plus the smallest
-       remaining positive weight. Its w.x exceeds theta, so it is a false
-       positive, and it removes little more than theta from the total.
-
-    With theta = n/2 and n a power of two, u = k lg n, and when n is large
-    compared with k the total is 1 + 2k(lg n - 1), the most any stream can force.
-
-    Returns X (uint8, shape (T, n)), y (int8, all mistakes), relevant (arange(k)).
-    """
-    n, k = _check_n_k(n_features, n_relevant)
-    theta = _check_theta(theta, n)
-    learner = Winnow1(n, theta)
-    irrelevant = np.arange(k, n)
-    rows: list[np.ndarray] = []
-    labels: list[int] = []
-
-    def play(on: np.ndarray, label: int) -> None:
-        x = np.zeros(n, dtype=np.uint8)
-        x[on] = 1
-        if learner.predict(x) == label:  # pragma: no cover - guarded by construction
-            raise RuntimeError("internal error: the adversary's example is not a mistake")
-        learner.update(x, label)
-        rows.append(x)
-        labels.append(label)
-
-    for i in range(k):
-        while learner.weights[i] <= theta:
-            pad = _greedy_pick(learner.weights, irrelevant, theta - learner.weights[i])
-            play(np.concatenate([[i], pad]), 1)
-    while learner.weights[irrelevant].sum() > theta:
-        pick = _greedy_pick(learner.weights, irrelevant, theta)
-        rest = np.setdiff1d(irrelevant, pick)
-        rest = rest[learner.weights[rest] > 0]
-        # Some weight was left out (the pick sums to <= theta < total), and
-        # adding the smallest one left out pushes w.x above theta.
-        smallest = rest[np.argmin(learner.weights[rest])]
-        play(np.append(pick, smallest), -1)
-    X = np.array(rows, dtype=np.uint8).reshape(len(rows), n)
-    return X, np.array(labels, dtype=np.int8), np.arange(k)
-
-
-def elimination_adversary(n_features: int, n_relevant: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The unit vectors e_k, ..., e_{n-1}, all negative, for the target x_0 v ... v x_{k-1} (chapter 2).
-
-    The Elimination learner for monotone disjunctions (``Elimination(n,
-    "disjunction", monotone=True)``) starts by predicting "some variable is on",
-    so it errs on each of them and drops one variable per mistake: exactly
-    n - k mistakes, its bound. Winnow1 with theta >= 1 makes none (w.x = 1).
-
-    Returns X (uint8, shape (n - k, n)), y (int8, all -1), relevant (arange(k)).
-    """
-    n, k = _check_n_k(n_features, n_relevant)
-    X = np.eye(n, dtype=np.uint8)[k:]
-    return X, -np.ones(n - k, dtype=np.int8), np.arange(k)
-
-
 def default_length(n_features: int, n_relevant: int, stream: str) -> int:
     """The explorer's stream length for the random streams (adversaries fix their own).
 
@@ -239,7 +117,8 @@ def default_length(n_features: int, n_relevant: int, stream: str) -> int:
     max(2 (m/3)(ln m + 3), 8 k (lg n + 2)) rounds, m = n - k.
     "dense random": 1000 rounds.
     """
-    n, k = _check_n_k(n_features, n_relevant)
+    n = check_int(n_features, "n_features", 1)
+    k = check_int(n_relevant, "n_relevant", 1, n)
     if stream == "dense random":
         return 1000
     if stream != "sparse random":
@@ -276,8 +155,9 @@ def compare_winnow1(
         One of ``STREAMS``: "sparse random" (``sparse_disjunction_stream`` with 3
         irrelevant variables on), "dense random" (``disjunction_stream``, about
         half the examples positive), "promotion adversary"
-        (``winnow1_promotion_adversary``), "adaptive adversary"
-        (``winnow1_adaptive_adversary``) or "elimination adversary".
+        (``onlinelib.winnow1_promotion_adversary``), "adaptive adversary"
+        (``onlinelib.winnow1_adaptive_adversary``) or "elimination adversary"
+        (``onlinelib.elimination_adversary``).
     rng : numpy.random.Generator
         Used by the random streams (the adversaries are deterministic).
     length : int, optional
@@ -294,7 +174,9 @@ def compare_winnow1(
     """
     n = check_int(n, "n", 2, MAX_FEATURES)
     k = check_int(k, "k", 1, n)
-    theta = _check_theta(theta, n)
+    if theta is None:
+        theta = winnow1_default_threshold(n)
+    theta = check_scalar(theta, "theta", Interval(float, 0, None, "neither"))
     if stream not in STREAMS:
         raise ValueError(f"stream must be one of {STREAMS}, got {stream!r}")
     rng = check_rng(rng)
@@ -371,8 +253,6 @@ def plot_winnow1_comparison(result: dict[str, Any], axes: Any = None) -> Any:
     dashed lines (symlog scale: linear up to 10, logarithmic above). Right: Winnow1's total weight and the ceiling
     n + (u_t - v_t) theta of Lemma 1 (log scale). Returns the two axes.
     """
-    import matplotlib.pyplot as plt
-
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     left, right = axes
@@ -398,39 +278,3 @@ def plot_winnow1_comparison(result: dict[str, Any], axes: Any = None) -> Any:
               title=f"{result['stream']}: u = {result['promotions']}, v = {result['eliminations']}")
     right.legend(fontsize=8, loc="best", framealpha=0.9)
     return axes
-
-
-def winnow1_explorer(seed: int = 0):
-    """An ipywidgets panel: choose n, k, theta / n and a stream; compare Winnow1 with Elimination.
-
-    Needs a live kernel (Jupyter, JupyterLab or Binder). The chapter shows the
-    figure at the default setting statically above it.
-    """
-    import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-
-    lg_n_box = widgets.IntSlider(value=10, min=2, max=12, description="lg n")
-    k_box = widgets.IntSlider(value=4, min=1, max=16, description="k")
-    ratio_box = widgets.SelectionSlider(
-        options=[("1/16", 1 / 16), ("1/8", 1 / 8), ("1/4", 1 / 4), ("1/2", 1 / 2),
-                 ("1", 1.0), ("2", 2.0), ("4", 4.0)],
-        value=1 / 2,
-        description="theta / n",
-    )
-    stream_box = widgets.Dropdown(options=list(STREAMS), value="sparse random", description="stream")
-    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
-
-    def draw(lg_n: int, k: int, ratio: float, stream: str, seed: int) -> None:
-        n = 2**lg_n
-        k = min(k, n)
-        result = compare_winnow1(n, k, ratio * n, stream, np.random.default_rng(seed))
-        plot_winnow1_comparison(result)
-        plt.tight_layout()
-        if result["note"]:
-            print(result["note"])
-        plt.show()
-
-    return draw_on_demand(
-        draw, lg_n=lg_n_box, k=k_box, ratio=ratio_box, stream=stream_box,
-        seed=seed_box,
-    )

@@ -1,4 +1,4 @@
-"""Tests for onlinelib.widgets_drift (chapter 7: Directed Drift, its chain and batch modes)."""
+"""Tests for onlinelib.chapters.directed_drift (chapter 7: Directed Drift, its chain and batch modes) and its explorer."""
 import math
 from fractions import Fraction
 
@@ -11,21 +11,21 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from onlinelib import directed_drift as dd  # noqa: E402
-from onlinelib.widgets_drift import (  # noqa: E402
-    MAX_ENUMERATION,
-    MAX_EXPLORER_N,
-    MODES,
+from onlinelib.chapters.directed_drift import (  # noqa: E402
     batch_scaling,
-    drift_explorer,
     enumerate_rates,
     explore_drift,
     fit_slope,
+    MAX_ENUMERATION,
+    MAX_EXPLORER_N,
+    MODES,
     plot_batch,
     plot_explore,
     plot_growth,
     plot_wrong_stop,
     signflip_law,
 )
+from onlinelib.explorers import drift_explorer  # noqa: E402
 
 
 

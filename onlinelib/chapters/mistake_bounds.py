@@ -1,22 +1,24 @@
-"""Interactive explorers for the chapters (ipywidgets), and the computations behind them.
+"""Chapter 1 ("Mistake bounds"): Halving, SOA and Randomized Halving against the bounds.
 
-Each explorer has a pure ``compare_*`` function that does the work and returns
-plain numbers, so the chapter can draw the same figure statically (for the
-rendered book, where no kernel runs) and tests can check it.
+``compare_mistakes`` runs the four learners on one class and one adversary and returns plain
+numbers; ``plot_mistake_comparison`` draws them as the chapter's figure, which the explorer
+(``onlinelib.explorers.mistake_explorer``) redraws for other settings.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from .bounds import halving_bound, randomized_halving_bound
-from .concepts import ConceptClass, all_concepts, monotone_disjunctions, singletons, thresholds
-from .plotting import draw_on_demand
-from .protocol import run
-from .validation import check_rng
-from .streams import adaptive_adversary, one_per_round_adversary, random_stream
-from .version_space import (
+from ..adversaries import adaptive_adversary, one_per_round_adversary
+from ..bounds import halving_bound, randomized_halving_bound
+from ..concepts import ConceptClass, all_concepts, monotone_disjunctions, singletons, thresholds
+from ..plotting import BOUND_LABELS, BOUND_STYLES, LEARNER_COLORS
+from ..protocol import run
+from ..streams import random_stream
+from ..validation import check_rng
+from ..version_space import (
     SOA,
     Halving,
     RandomizedHalving,
@@ -25,7 +27,7 @@ from .version_space import (
     simulate_randomized_halving,
 )
 
-__all__ = ["CLASS_MAKERS", "ADVERSARIES", "compare_mistakes", "mistake_explorer"]
+__all__ = ["CLASS_MAKERS", "ADVERSARIES", "compare_mistakes", "plot_mistake_comparison"]
 
 # name -> (constructor, smallest size, largest size, what the size means)
 CLASS_MAKERS: dict[str, tuple[Callable[[int], ConceptClass], int, int, str]] = {
@@ -123,38 +125,34 @@ def compare_mistakes(
     }
 
 
-def mistake_explorer(seed: int = 0):
-    """An ipywidgets panel: pick a class, its size and an adversary; see mistakes against bounds.
+def plot_mistake_comparison(result: dict[str, Any], ax: plt.Axes | None = None) -> plt.Axes:
+    """Bar chart of each learner's mistakes against the bounds (chapter 1's explorer figure).
 
-    Needs a live kernel (Jupyter, JupyterLab or Binder). The chapter shows the
-    figure at the default setting statically above it.
+    ``result`` is the dictionary returned by ``compare_mistakes``.
+    Randomised learners show their mean with a 95% confidence interval.
     """
-    import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-
-    from .plotting import plot_mistake_comparison
-
-    class_box = widgets.Dropdown(options=list(CLASS_MAKERS), value="thresholds", description="class")
-    size_box = widgets.IntSlider(value=31, min=1, max=127, description="size")
-    adversary_box = widgets.Dropdown(options=list(ADVERSARIES), value="one per round", description="adversary")
-    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
-
-    def limit_size(change: dict) -> None:
-        _, low, high, unit = CLASS_MAKERS[change["new"]]
-        size_box.min, size_box.max = low, high
-        size_box.value = min(max(size_box.value, low), high)
-        size_box.description = unit
-
-    class_box.observe(limit_size, names="value")
-
-    def draw(class_name: str, size: int, adversary: str, seed: int) -> None:
-        result = compare_mistakes(class_name, size, adversary, np.random.default_rng(seed), n_trials=1000)
-        plot_mistake_comparison(result)
-        if result["note"]:
-            print(result["note"])
-        plt.show()
-
-    return draw_on_demand(
-        draw, class_name=class_box, size=size_box, adversary=adversary_box,
-        seed=seed_box,
-    )
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 3.8))
+    names = list(result["mistakes"])
+    values = np.array([result["mistakes"][n] for n in names], dtype=float)
+    errors = np.array([1.96 * result["stderr"].get(n, 0.0) for n in names])
+    colors = [LEARNER_COLORS.get(n, "grey") for n in names]
+    positions = np.arange(len(names))
+    ax.bar(positions, values, yerr=errors, color=colors, capsize=4, alpha=0.85)
+    for pos, value in zip(positions, values):
+        ax.text(pos, value, f"{value:.2f}".rstrip("0").rstrip("."), ha="center", va="bottom", fontsize=9)
+    # Bounds that coincide (Ldim = floor(lg |C|) on thresholds) share one line and one legend entry;
+    # drawn apart, one line would hide the other.
+    coinciding: dict[float, list[str]] = {}
+    for label, value in result["bounds"].items():
+        coinciding.setdefault(value, []).append(label)
+    for value, labels in coinciding.items():
+        typeset = " = ".join(BOUND_LABELS.get(label, label) for label in labels)
+        ax.axhline(value, label=f"{typeset} = {value:.3g}", **BOUND_STYLES.get(labels[0], {}))
+    ax.set_xticks(positions, [n.replace("Randomized Halving ", "Randomized Halving\n") for n in names], fontsize=9)
+    ax.set_ylabel("mistakes (mean for randomised learners)")
+    ax.set_title(f"{result['class']}, |C| = {result['size']}, {result['adversary']} adversary, {result['rounds']}")
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
+    top = max(values.max() + errors.max(), max(result["bounds"].values()))
+    ax.set_ylim(0, 1.25 * top + 0.5)
+    return ax

@@ -1,4 +1,4 @@
-"""Chapter 7 ("Binary weights: Directed Drift"): experiments, figures and the explorer.
+"""Chapter 7 ("Binary weights: Directed Drift"): experiments and figures.
 
 * ``enumerate_rates`` recomputes P(mistake | d) and the probability that a
   mistake's flip is good by listing the whole positive half-cube (small n),
@@ -10,8 +10,8 @@
   returns the mean mistakes and examples with their standard errors;
   ``fit_slope`` fits a line to them on log-log axes.
 * ``plot_growth``, ``plot_wrong_stop``, ``plot_batch`` draw the chapter's
-  static figures; ``explore_drift`` and ``plot_explore`` are what the
-  ipywidgets panel ``drift_explorer`` (n, delta, mode, m) draws on demand.
+  static figures; ``explore_drift`` and ``plot_explore`` are what
+  ``onlinelib.explorers.drift_explorer`` (n, delta, mode, m) draws on demand.
 
 Conventions as in ``onlinelib.directed_drift``: w* and w in {-1, 1}^n, every
 example positive, a mistake is <w, u> < 0.
@@ -26,16 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from .directed_drift import DirectedDrift, DirectedDriftChain, _check_delta, confidence_threshold
-from .plotting import axes_row, draw_on_demand, show_or_report
-from .validation import check_int, check_rng
+from ..directed_drift import DirectedDrift, DirectedDriftChain, confidence_threshold
+from ..plotting import axes_row
+from ..validation import Interval, check_int, check_rng, check_scalar
 
 __all__ = [
     "MAX_ENUMERATION",
     "MAX_EXPLORER_N",
     "MODES",
     "batch_scaling",
-    "drift_explorer",
     "enumerate_rates",
     "explore_drift",
     "fit_slope",
@@ -127,9 +126,6 @@ def signflip_law(n: int) -> tuple[np.ndarray, list[Fraction]]:
     V = U[sums >= 0]
     ways = np.where(V.sum(axis=1) > 0, 2, 1)
     return V, [Fraction(int(k), 2**n) for k in ways]
-
-
-# -- the stopping rule D3 ---------------------------------------------------------------------
 
 
 # -- batch experiments ---------------------------------------------------------------------------
@@ -283,7 +279,7 @@ def plot_batch(results: Sequence[dict[str, Any]], axes: Any = None) -> np.ndarra
     return axes
 
 
-# -- the explorer --------------------------------------------------------------------------------
+# -- the explorer's experiment --------------------------------------------------------------------
 
 
 def explore_drift(n: int, delta: float, mode: str, m: int | None, trials: int,
@@ -308,7 +304,7 @@ def explore_drift(n: int, delta: float, mode: str, m: int | None, trials: int,
     probability from ``DirectedDriftChain``), otherwise None.
     """
     n = check_int(n, "n", 2, MAX_EXPLORER_N)
-    delta = _check_delta(delta)
+    delta = check_scalar(delta, "delta", Interval(float, 0, 1, "neither"))
     kwargs = _check_mode(mode)
     trials = check_int(trials, "trials", 2, 10_000)
     rng = check_rng(rng)
@@ -355,31 +351,3 @@ def plot_explore(result: dict[str, Any], axes: Any = None) -> np.ndarray:
     ax.set(xlabel="Hamming distance of the output to w*", ylabel="fraction of runs")
     ax.set_title(text, fontsize=9)
     return axes
-
-
-def drift_explorer(seed: int = 0):
-    """An ipywidgets panel (chapter 7): n, delta, mode, m (0 = the source's), trials and the seed.
-
-    Press "Draw" to run ``explore_drift`` and draw ``plot_explore``. Needs a
-    live kernel; the chapter shows the default setting statically.
-    """
-    import ipywidgets as widgets
-
-    seed = check_int(seed, "seed", 0)
-    n_box = widgets.IntSlider(value=15, min=3, max=MAX_EXPLORER_N, description="n")
-    delta_box = widgets.FloatLogSlider(value=0.05, base=10, min=-4, max=-0.3, step=0.1,
-                                       description="delta")
-    mode_box = widgets.Dropdown(options=list(MODES), value="D (one bit)", description="mode")
-    m_box = widgets.IntText(value=0, description="m (0: source)")
-    trials_box = widgets.IntSlider(value=400, min=10, max=2000, step=10, description="trials")
-    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
-
-    def draw(n: int, delta: float, mode: str, m: int, trials: int, seed: int) -> None:
-        show_or_report(
-            lambda: explore_drift(n, delta, mode, None if m == 0 else m, trials, np.random.default_rng(seed)),
-            plot_explore,
-        )
-
-    return draw_on_demand(
-        draw, n=n_box, delta=delta_box, mode=mode_box, m=m_box, trials=trials_box, seed=seed_box,
-    )

@@ -1,4 +1,4 @@
-"""Tests for onlinelib.widgets_experts (chapter 5: prediction with expert advice)."""
+"""Tests for onlinelib.chapters.experts (chapter 5: prediction with expert advice) and its explorer."""
 import math
 
 import matplotlib
@@ -10,15 +10,15 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from onlinelib import rwma_tuned_regret_bound, weighted_majority_run  # noqa: E402
-from onlinelib.widgets_experts import (  # noqa: E402
-    STREAM_KINDS,
+from onlinelib.chapters.experts import (  # noqa: E402
     adversary_regret,
     best_expert_curve,
     compare_experts,
     expert_stream,
-    experts_explorer,
     plot_experts_comparison,
+    STREAM_KINDS,
 )
+from onlinelib.explorers import experts_explorer  # noqa: E402
 
 # Float comparisons use an absolute slack of 1e-9 on log-potentials of size < 100:
 # they are sums of at most a few thousand rounded terms (~1e-16 relative each).

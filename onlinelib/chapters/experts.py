@@ -1,23 +1,24 @@
-"""The experts chapter's computations, figures and explorer (book chapter 5).
+"""Chapter 5 ("Prediction with expert advice"): streams, experiments and the figure.
 
 * ``expert_stream``: the explorer's three streams (iid experts, a planted
   best expert, and the adaptive adversary against Weighted Majority).
 * ``best_expert_curve``: m_t, the best expert's mistakes after t rounds.
-* ``compare_experts``: the explorer's computation, pure and returning numbers,
-  so the chapter can draw its figure statically and tests can check it.
+* ``compare_experts`` runs WMA (and RWMA's exact expectation) on one stream and
+  returns plain numbers; ``plot_experts_comparison`` draws them, and
+  ``onlinelib.explorers.experts_explorer`` redraws the figure for other settings.
 * ``adversary_regret``: WMA's and RWMA's regret against the adversary for
   several horizons T, with eta tuned to each T.
-* ``plot_experts_comparison`` and ``experts_explorer``: the figure and the
-  ipywidgets panel.
 """
 from __future__ import annotations
 
 import math
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from .bounds import (
+from ..adversaries import wma_adversary
+from ..bounds import (
     rwma_bound,
     rwma_bound_standard,
     rwma_tuned_regret_bound,
@@ -25,10 +26,10 @@ from .bounds import (
     wma_bound,
     wma_bound_standard,
 )
-from .experts import check_eta, check_expert_stream, weighted_majority_run
-from .plotting import draw_on_demand
-from .validation import check_int, check_rng
-from .streams import iid_experts, planted_best_expert, wma_adversary
+from ..experts import check_expert_stream, weighted_majority_run
+from ..plotting import BOUND_STYLES
+from ..streams import iid_experts, planted_best_expert
+from ..validation import Interval, check_int, check_rng, check_scalar
 
 __all__ = [
     "STREAM_KINDS",
@@ -39,22 +40,11 @@ __all__ = [
     "compare_experts",
     "adversary_regret",
     "plot_experts_comparison",
-    "experts_explorer",
 ]
 
 STREAM_KINDS = ("iid", "planted", "adaptive")
 MAX_EXPERTS = 1000
 MAX_HORIZON = 100_000
-
-
-def _check_eta_open(eta: Any) -> float:
-    eta = check_eta(eta)
-    if eta == 1.0:
-        raise ValueError(
-            "eta must be in (0, 1) here: with eta = 1 every expert of these streams "
-            "eventually has weight 0 (eta = 1 is Halving, see the chapter), got 1.0"
-        )
-    return eta
 
 
 def expert_stream(
@@ -83,7 +73,10 @@ def expert_stream(
         raise ValueError(f"kind must be one of {STREAM_KINDS}, got {kind!r}")
     n = check_int(n_experts, "n_experts", 1, MAX_EXPERTS)
     T = check_int(horizon, "horizon", 1, MAX_HORIZON)
-    eta = _check_eta_open(eta)
+    eta = check_scalar(
+        eta, "eta", Interval(float, 0, 1, "neither"),
+        why="with eta = 1, Halving, every expert of these streams eventually has weight 0",
+    )
     rng = check_rng(rng)
     if kind == "iid":
         return iid_experts(T, np.linspace(0.5, 0.75, n), rng)
@@ -199,8 +192,6 @@ def plot_experts_comparison(result: dict[str, Any], axes: Any = None) -> np.ndar
     its upper bound ln N + M_t ln(1 - eta/2) and lower bound m_t ln(1 - eta).
     Returns the two axes.
     """
-    import matplotlib.pyplot as plt
-
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(10.5, 3.8))
     axes = np.asarray(axes).ravel()
@@ -211,12 +202,9 @@ def plot_experts_comparison(result: dict[str, Any], axes: Any = None) -> np.ndar
     ax.plot(t, result["wma_curve"], color="C0", label=f"WMA: M = {result['M']}")
     ax.plot(t, result["rwma_curve"], color="C1", label=f"RWMA: E[M] = {result['expected']:.1f}")
     ax.plot(t, result["best_curve"], color="C2", label=f"best expert: m = {result['m']}")
-    styles = {"WMA exact": ("C0", "--"), "WMA standard": ("C0", ":"),
-              "RWMA exact": ("C1", "--"), "RWMA standard": ("C1", ":")}
     for name, value in result["bounds"].items():
         if value is not None and math.isfinite(value):
-            color, style = styles[name]
-            ax.axhline(value, color=color, linestyle=style, lw=1, label=f"{name} bound {value:.0f}")
+            ax.axhline(value, lw=1, label=f"{name} bound {value:.0f}", **BOUND_STYLES[name])
     ax.set(xlabel="round t", ylabel="mistakes up to t")
     ax.legend(fontsize=7, loc="upper left")
     ax.set_title(
@@ -230,34 +218,3 @@ def plot_experts_comparison(result: dict[str, Any], axes: Any = None) -> np.ndar
     ax.set(xlabel="round t", title="the potential between its bounds")
     ax.legend(fontsize=8, loc="lower left")
     return axes
-
-
-def experts_explorer(seed: int = 0):
-    """An ipywidgets panel: pick N, eta, T and the stream; see WMA, RWMA and the bounds.
-
-    Press "Draw" to run ``compare_experts`` and draw ``plot_experts_comparison``.
-    Needs a live kernel; the chapter shows the default setting statically.
-    """
-    import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-
-    kind_box = widgets.Dropdown(options=list(STREAM_KINDS), value="adaptive", description="stream")
-    n_box = widgets.IntSlider(value=10, min=2, max=200, description="experts N")
-    eta_box = widgets.FloatSlider(value=0.25, min=0.01, max=0.95, step=0.01, description="eta")
-    T_box = widgets.IntSlider(value=2000, min=10, max=20000, step=10, description="rounds T")
-    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
-
-    def draw(kind: str, n_experts: int, eta: float, horizon: int, seed: int) -> None:
-        try:
-            result = compare_experts(kind, n_experts, eta, horizon, np.random.default_rng(seed))
-        except ValueError as error:
-            print(error)
-            return
-        plot_experts_comparison(result)
-        plt.tight_layout()
-        print(f"M = {result['M']}, E[M] (RWMA) = {result['expected']:.2f}, m = {result['m']}")
-        plt.show()
-
-    return draw_on_demand(
-        draw, kind=kind_box, n_experts=n_box, eta=eta_box, horizon=T_box, seed=seed_box,
-    )

@@ -1,4 +1,4 @@
-"""Tests for onlinelib.widgets_kernels (chapter 6: Boolean kernels, Theorems 3 and 4)."""
+"""Tests for onlinelib.chapters.kernels (chapter 6: Boolean kernels, Theorems 3 and 4) and its explorer."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -9,17 +9,18 @@ import pytest  # noqa: E402
 
 import onlinelib as ol  # noqa: E402
 from onlinelib import hardness as hd  # noqa: E402
-from onlinelib.widgets_kernels import (  # noqa: E402
-    MAX_FAMILY_SIZE,
-    MAX_VARIABLES,
+from onlinelib.chapters.kernels import (  # noqa: E402
     cycle_until_clean,
     dual_cost,
-    kernels_explorer,
+    explorer_size,
+    MAX_FAMILY_SIZE,
+    MAX_VARIABLES,
     plot_dual_cost,
     plot_mistake_growth,
     plot_theorem4,
     theorem4_experiment,
 )
+from onlinelib.explorers import kernels_explorer  # noqa: E402
 
 
 
@@ -204,6 +205,19 @@ def test_plot_dual_cost():
     X, y = ol.monotone_dnf_stream(6, [[0, 1]], 50, np.random.default_rng(1))
     axes = plot_dual_cost(dual_cost(X, y, ol.monotone_monomials()))
     assert len(axes) == 2 and axes[0].get_yscale() == "log"
+
+
+def test_explorer_size():
+    # t_max = 256 for a = 16, b = 8: (t - 1) 2^8 <= 2^16 - 1 (or < 2^16) holds up to t = 256
+    assert hd.theorem4_max_size(16, 8, "nonnegative") == hd.theorem4_max_size(16, 8, "positive") == 256
+    assert explorer_size(64, 16, 8, 1.0) == 256
+    assert explorer_size(64, 16, 8, 0.25) == 64
+    assert explorer_size(64, 16, 8, 1e9) == MAX_FAMILY_SIZE
+    assert explorer_size(8, 3, 2, 0.25) == 1  # ceil(0.25 * 2) = 1: at least one set
+    with pytest.raises(ValueError, match=r"a must be an integer in \[1, 63\], got 64"):
+        explorer_size(64, 64, 8, 1.0)
+    with pytest.raises(ValueError, match="convention must be one of"):
+        explorer_size(64, 16, 8, 1.0, "margin")
 
 
 def test_explorer_builds_without_drawing():

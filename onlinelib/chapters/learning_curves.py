@@ -1,4 +1,4 @@
-"""Chapter 8 ("Learning curves"): the learning-curve explorer of the normalized perceptron.
+"""Chapter 8 ("Learning curves"): the normalized perceptron's theory against its simulation.
 
 * ``explore_learning_curve`` puts the theory and the simulation of one
   setting side by side: the overlap ODE (Eq. 4, with label noise p as in
@@ -10,8 +10,8 @@
 * ``plot_explore`` draws such a result on log-log axes, with the 1/alpha
   asymptote of Eq. (6) when it applies (z = 1, eta0 > 1, p = 0);
   ``plot_static`` is the figure the chapter shows at the default setting, and
-  ``learning_curve_explorer`` is the ipywidgets panel (eta0, z, N, p, seed)
-  that draws it on demand.
+  ``onlinelib.explorers.learning_curve_explorer`` (eta0, z, N, p, seed) redraws
+  it on demand.
 
 Conventions as in ``onlinelib.learning_curves``: centred Gaussian inputs,
 unit teacher and student, ``alpha = t/N``, ``eps_g = p + (1-2p) arccos(R)/pi``.
@@ -23,15 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from .learning_curves import (
-    _check_p,
-    integrate_R,
-    power_schedule,
-    schedule_asymptote,
-    simulate_normalized_perceptron,
-)
-from .plotting import axes_row, draw_on_demand, show_or_report
-from .validation import check_int, check_real
+from ..learning_curves import integrate_R, power_schedule, schedule_asymptote, simulate_normalized_perceptron
+from ..plotting import axes_row
+from ..validation import Interval, check_int, check_real, check_scalar
 
 __all__ = [
     "EXPLORER_N",
@@ -40,7 +34,6 @@ __all__ = [
     "MAX_N",
     "MAX_RUNS",
     "explore_learning_curve",
-    "learning_curve_explorer",
     "plot_explore",
     "plot_static",
 ]
@@ -122,7 +115,7 @@ def explore_learning_curve(
     eta0 = check_real(eta0, "eta0", 0.0)
     z = check_real(z, "z", 0.0)
     N = check_int(N, "N", 3, MAX_N)
-    p = _check_p(p)
+    p = check_scalar(p, "p", Interval(float, 0, 0.5), why="label-flip probability")
     runs = check_int(runs, "runs", 2, MAX_RUNS)
     alpha_max = check_int(alpha_max, "alpha_max", 1, MAX_ALPHA)
     seed = check_int(seed, "seed", 0)
@@ -180,28 +173,3 @@ def plot_static(ax: Any = None, **kwargs: Any) -> Any:
     eta0 = 2, z = 1, N = 50, p = 0, 64 runs up to alpha = 50. Returns the Axes.
     """
     return plot_explore(explore_learning_curve(**kwargs), ax)
-
-
-# -- the explorer --------------------------------------------------------------------------------
-
-
-def learning_curve_explorer(seed: int = 0):
-    """An ipywidgets panel (chapter 8 (Learning curves)): eta0, z, N, p and the seed.
-
-    Press "Draw" to run ``explore_learning_curve`` (64 runs up to alpha = 50)
-    and draw ``plot_explore``. Needs a live kernel; the chapter shows the
-    default setting statically (``plot_static``).
-    """
-    import ipywidgets as widgets
-
-    seed = check_int(seed, "seed", 0)
-    eta0_box = widgets.FloatSlider(value=2.0, min=0.25, max=6.0, step=0.25, description="eta0")
-    z_box = widgets.FloatSlider(value=1.0, min=0.25, max=1.5, step=0.05, description="z")
-    n_box = widgets.Dropdown(options=list(EXPLORER_N), value=50, description="N")
-    p_box = widgets.FloatSlider(value=0.0, min=0.0, max=0.5, step=0.05, description="p")
-    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
-
-    def draw(eta0: float, z: float, N: int, p: float, seed: int) -> None:
-        show_or_report(lambda: explore_learning_curve(eta0, z, N, round(p, 2), seed=seed), plot_explore)
-
-    return draw_on_demand(draw, eta0=eta0_box, z=z_box, N=n_box, p=p_box, seed=seed_box)

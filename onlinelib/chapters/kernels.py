@@ -1,4 +1,4 @@
-"""Chapter 6 ("Boolean kernels"): experiments, figures and the explorer.
+"""Chapter 6 ("Boolean kernels"): experiments and figures.
 
 * ``theorem4_experiment`` builds a family of weight-a sets with pairwise
   intersections at most b, runs the kernel Perceptron over all monotone
@@ -6,14 +6,16 @@
   at a time, and records the learner's exact score before every update, next
   to the closed form f(x^j) = (2^a - 1) - sum_{i<j} 2^|x^i ∩ x^j| and its
   sufficient condition (t - 1) 2^b <= 2^a - 1.
+* ``explorer_size`` is the family size the explorer asks for: a multiple of the
+  largest t of the sufficient condition.
 * ``cycle_until_clean`` replays a finite stream until a whole pass is free of
   mistakes (how the chapter measures the ordinary Perceptron, Winnow and the
   kernel Perceptron to convergence).
 * ``dual_cost`` measures the cost of Theorem 3: the kernel values and the time
   of each prediction of the kernel Perceptron against the size of M.
 * ``plot_theorem4``, ``plot_mistake_growth`` and ``plot_dual_cost`` draw the
-  chapter's static figures; ``kernels_explorer`` is the ipywidgets panel
-  (sliders n, a, b) that draws ``plot_theorem4`` on demand.
+  chapter's static figures; ``onlinelib.explorers.kernels_explorer`` redraws
+  ``plot_theorem4`` for other settings.
 
 Conventions as in ``onlinelib.kernels.KernelPerceptron``: labels ±1, instances
 in {0,1}^n, scores are exact Python integers.
@@ -24,12 +26,11 @@ import math
 import time
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from .hardness import (  # the convention and weight checks are shared with the library
+from ..hardness import (
     CONVENTIONS,
-    _check_convention,
-    _check_weights,
     constant_weight_family,
     theorem4_condition,
     theorem4_max_size,
@@ -37,18 +38,17 @@ from .hardness import (  # the convention and weight checks are shared with the 
     theorem4_scores,
     theorem4_stream,
 )
-from .kernels import BooleanKernel, KernelPerceptron, monotone_monomials
-from .plotting import axes_row, draw_on_demand
-from .protocol import Trace, run
-from .validation import check_boolean_rows, check_int, check_labels, check_rng
+from ..kernels import BooleanKernel, KernelPerceptron, monotone_monomials
+from ..plotting import axes_row
+from ..protocol import Trace, run
+from ..validation import check_boolean_rows, check_int, check_labels, check_rng
 
 __all__ = [
-    "CONVENTIONS",
     "MAX_FAMILY_SIZE",
     "MAX_VARIABLES",
     "cycle_until_clean",
     "dual_cost",
-    "kernels_explorer",
+    "explorer_size",
     "plot_dual_cost",
     "plot_mistake_growth",
     "plot_theorem4",
@@ -61,11 +61,17 @@ MAX_VARIABLES = 128
 MAX_FAMILY_SIZE = 4096
 
 
-# -- argument checks ------------------------------------------------------------------
-
-
 def _check_n_a_b(n: Any, a: Any, b: Any) -> tuple[int, int, int]:
-    return _check_weights(check_int(n, "n", 2, MAX_VARIABLES), a, b)
+    """2 <= n <= MAX_VARIABLES, 1 <= a <= n - 1 (every set is a negative example), 0 <= b <= a - 1."""
+    n = check_int(n, "n", 2, MAX_VARIABLES)
+    a = check_int(a, "a", 1, n - 1)
+    return n, a, check_int(b, "b", 0, a - 1)
+
+
+def _check_convention(convention: Any) -> str:
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+    return convention
 
 
 # -- Theorem 4 ----------------------------------------------------------------------------
@@ -164,6 +170,17 @@ def theorem4_experiment(
         "condition": condition,
         "predicted": theorem4_mistakes(family.size, convention) if condition else None,
     }
+
+
+def explorer_size(n: int, a: int, b: int, factor: float, convention: str = "nonnegative") -> int:
+    """The family size the explorer asks for: ``factor`` times the largest t of the condition.
+
+    Chapter 6, Theorem 4: ``ceil(factor * theorem4_max_size(a, b, convention))``, at least 1
+    and at most MAX_FAMILY_SIZE.
+    """
+    n, a, b = _check_n_a_b(n, a, b)
+    t_max = theorem4_max_size(a, b, _check_convention(convention))
+    return int(min(MAX_FAMILY_SIZE, max(1, math.ceil(factor * t_max))))
 
 
 def cycle_until_clean(learner: Any, X: Any, y: Any, max_passes: int = 1000) -> dict[str, Any]:
@@ -311,8 +328,6 @@ def plot_mistake_growth(growth: dict[str, Any], ax: Any = None) -> Any:
     clean pass) and ``novikoff`` (its Novikoff bound). The kernel curve gets a
     least-squares line, whose slope is printed in the legend. Returns the axes.
     """
-    import matplotlib.pyplot as plt
-
     for key in ("n", "kernel", "perceptron", "novikoff"):
         if key not in growth:
             raise ValueError(f"growth must have the key {key!r}")
@@ -358,45 +373,3 @@ def plot_dual_cost(cost: dict[str, Any], axes: Any = None) -> np.ndarray:
     ax.set(xlabel="|M| before the prediction", ylabel="microseconds per prediction")
     ax.set_title("measured time (machine-dependent)", fontsize=10)
     return axes
-
-
-# -- the explorer ----------------------------------------------------------------------------
-
-
-def kernels_explorer(seed: int = 0):
-    """An ipywidgets panel for Theorem 4 (chapter 6): sliders n, a, b, the family size and the seed.
-
-    Press "Draw" to run ``theorem4_experiment`` with size = factor * t_max
-    (capped at MAX_FAMILY_SIZE) and draw ``plot_theorem4``. Needs a live
-    kernel; the chapter shows the default setting statically.
-    """
-    import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-
-    seed = check_int(seed, "seed", 0)
-    n_box = widgets.IntSlider(value=64, min=4, max=96, description="n")
-    a_box = widgets.IntSlider(value=16, min=1, max=95, description="a")
-    b_box = widgets.IntSlider(value=8, min=0, max=94, description="b")
-    factor_box = widgets.FloatSlider(value=1.0, min=0.25, max=8.0, step=0.25, description="size / t_max")
-    convention_box = widgets.Dropdown(options=list(CONVENTIONS), value="nonnegative", description="rule")
-    seed_box = widgets.IntSlider(value=seed, min=0, max=99, description="seed")
-
-    def draw(n: int, a: int, b: int, factor: float, convention: str, seed: int) -> None:
-        try:
-            n, a, b = _check_n_a_b(n, a, b)
-            t_max = theorem4_max_size(a, b, convention)
-            size = int(min(MAX_FAMILY_SIZE, max(1, math.ceil(factor * t_max))))
-            result = theorem4_experiment(n, a, b, np.random.default_rng(seed), size, convention)
-        except ValueError as error:
-            print(error)
-            return
-        plot_theorem4(result)
-        plt.tight_layout()
-        predicted = "condition fails" if result["predicted"] is None else result["predicted"]
-        print(f"t_max = {result['t_max']}, family size {result['size']}, "
-              f"mistakes {result['n_mistakes']} (predicted: {predicted})")
-        plt.show()
-
-    return draw_on_demand(
-        draw, n=n_box, a=a_box, b=b_box, factor=factor_box, convention=convention_box, seed=seed_box,
-    )

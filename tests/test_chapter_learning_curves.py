@@ -1,4 +1,4 @@
-"""Tests for onlinelib.widgets_learning_curves (chapter 8: the learning-curve explorer)."""
+"""Tests for onlinelib.chapters.learning_curves (chapter 8: the learning-curve explorer's experiment and figure)."""
 import math
 
 import matplotlib
@@ -10,17 +10,17 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from onlinelib import learning_curves as lc  # noqa: E402
-from onlinelib.widgets_learning_curves import (  # noqa: E402
+from onlinelib.chapters.learning_curves import (  # noqa: E402
+    explore_learning_curve,
     EXPLORER_N,
     GRID_POINTS,
     MAX_ALPHA,
     MAX_N,
     MAX_RUNS,
-    explore_learning_curve,
-    learning_curve_explorer,
     plot_explore,
     plot_static,
 )
+from onlinelib.explorers import learning_curve_explorer  # noqa: E402
 
 
 

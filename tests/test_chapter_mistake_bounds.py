@@ -1,4 +1,4 @@
-"""Tests for onlinelib.widgets.compare_mistakes and onlinelib.plotting.plot_mistake_comparison."""
+"""Tests for onlinelib.chapters.mistake_bounds (chapter 1: compare_mistakes and its figure) and its explorer."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -17,8 +17,13 @@ from onlinelib import (  # noqa: E402
     run,
     thresholds,
 )
-from onlinelib.plotting import LEARNER_COLORS, plot_mistake_comparison  # noqa: E402
-from onlinelib.widgets import ADVERSARIES, CLASS_MAKERS, compare_mistakes  # noqa: E402
+from onlinelib.chapters.mistake_bounds import (  # noqa: E402
+    ADVERSARIES,
+    CLASS_MAKERS,
+    compare_mistakes,
+    plot_mistake_comparison,
+)
+from onlinelib.plotting import LEARNER_COLORS  # noqa: E402
 
 LEARNERS = ["Halving", "SOA", "Randomized Halving (keep)", "Randomized Halving (redraw)"]
 RANDOMISED = LEARNERS[2:]
@@ -153,7 +158,7 @@ def test_plot_mistake_comparison_uses_given_axes():
 
 def test_mistake_explorer_builds_and_limits_size():
     pytest.importorskip("ipywidgets")
-    from onlinelib.widgets import mistake_explorer
+    from onlinelib.explorers import mistake_explorer
 
     panel = mistake_explorer(seed=3)
     assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"class_name": "thresholds", "size": 31, "adversary": "one per round", "seed": 3}
@@ -169,7 +174,7 @@ def test_mistake_explorer_draws_every_setting(class_name, adversary):
     pytest.importorskip("ipywidgets")
     import matplotlib.pyplot as plt
 
-    from onlinelib.widgets import mistake_explorer
+    from onlinelib.explorers import mistake_explorer
 
     panel = mistake_explorer()
     plt.close("all")

@@ -1,0 +1,217 @@
+"""Tests for onlinelib.chapters.winnow (chapter 4: the race, the experiment, its figure) and its explorer."""
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+from onlinelib import Perceptron, Winnow2, notes_winnow_bound, run, winnow2_bound  # noqa: E402
+from onlinelib.chapters.winnow import (  # noqa: E402
+    bernoulli_rows,
+    compare_winnow,
+    plot_winnow_comparison,
+    race,
+    RaceResult,
+)
+
+
+
+# -- bernoulli_rows and race ------------------------------------------------------------------
+
+
+def test_bernoulli_rows_distribution():
+    X = bernoulli_rows(400, 250, 0.1, np.random.default_rng(0))
+    assert sp.isspmatrix_csr(X) or isinstance(X, sp.csr_matrix)
+    assert X.shape == (400, 250) and X.has_canonical_format
+    assert set(np.unique(X.data)) == {1.0}
+    n_cells = 400 * 250
+    se = math.sqrt(0.1 * 0.9 / n_cells)
+    assert abs(X.nnz / n_cells - 0.1) < 5 * se  # 5 standard errors; fixed seed
+    # every column and row is used about equally: no positional bias
+    col_means = np.asarray(X.mean(axis=0)).ravel()
+    assert abs(col_means.mean() - 0.1) < 5 * se
+    row_counts = np.diff(X.indptr)
+    assert abs(row_counts.mean() - 25) < 5 * math.sqrt(25 * 0.9 / 400)
+
+
+def test_bernoulli_rows_reproducible_and_extreme_densities():
+    a = bernoulli_rows(50, 30, 0.3, np.random.default_rng(3))
+    b = bernoulli_rows(50, 30, 0.3, np.random.default_rng(3))
+    assert (a != b).nnz == 0
+    dense = bernoulli_rows(20, 10, 0.999, np.random.default_rng(1))
+    assert dense.nnz >= 190
+    sparse_ = bernoulli_rows(1, 1, 1e-6, np.random.default_rng(1))
+    assert sparse_.shape == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(density=0.0), ValueError, r"density must be a finite real number in \(0, 1\)"),
+        (dict(density=1.0), ValueError, r"density must be a finite real number in \(0, 1\), got 1.0"),
+        (dict(density="a"), TypeError, r"density must be a real number in \(0, 1\)"),
+        (dict(n_rows=0), ValueError, r"n_rows must be an integer >= 1"),
+        (dict(n_features=-2), ValueError, r"n_features must be an integer >= 1"),
+        (dict(rng=np.random.RandomState(0)), TypeError, r"rng must be a numpy.random.Generator"),
+    ],
+)
+def test_bernoulli_rows_bad_input(kwargs, exc, match):
+    args = dict(n_rows=5, n_features=5, density=0.5, rng=np.random.default_rng(0))
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        bernoulli_rows(**args)
+
+
+def _race_by_hand(n, k, length, seed, chunk, alpha=2.0):
+    """race's procedure written out: same draws in the same order, one learner at a time."""
+    rng = np.random.default_rng(seed)
+    p = 1 - 2 ** (-1 / k)
+    relevant = np.sort(rng.choice(n, size=k, replace=False))
+    chunks = []
+    for start in range(0, length, chunk):
+        X = bernoulli_rows(min(chunk, length - start), n, p, rng)
+        y = np.where(np.asarray(X[:, relevant].sum(axis=1)).ravel() > 0, 1, -1)
+        chunks.append((X, y))
+    X = sp.vstack([c[0] for c in chunks], format="csr")
+    y = np.concatenate([c[1] for c in chunks])
+    return run(Winnow2(n, alpha, float(n)), X, y), run(Perceptron(n, bias=True), X, y), X, y
+
+
+def test_race_matches_a_direct_run():
+    result = race(64, 2, 1000, np.random.default_rng(11), chunk=300)
+    assert isinstance(result, RaceResult)
+    w_trace, p_trace, X, y = _race_by_hand(64, 2, 1000, 11, 300)
+    assert result.winnow == w_trace.n_mistakes and result.perceptron == p_trace.n_mistakes
+    assert result.winnow_late == int(w_trace.mistakes[750:].sum())
+    assert result.perceptron_late == int(p_trace.mistakes[750:].sum())
+    assert result.positive == pytest.approx(np.mean(y == 1), abs=1e-12)
+    assert result.max_active == int(np.diff(X.indptr).max())
+    assert result.active == pytest.approx(X.nnz / 1000, abs=1e-12)
+    assert result.winnow <= winnow2_bound(64, 2, 2.0, 64)
+
+
+def test_race_density_and_parameters():
+    result = race(40, 1, 400, np.random.default_rng(2), alpha=1.5, theta=10.0, density=0.05)
+    assert result.active == pytest.approx(2.0, abs=0.5)  # 40 * 0.05 ones per example; 400 rows
+    assert result.winnow <= winnow2_bound(40, 1, 1.5, 10.0)
+    assert 0 <= result.winnow_late <= result.winnow and 0 <= result.perceptron_late <= result.perceptron
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(n_relevant=11), ValueError, r"n_relevant must be an integer in \[1, 10\], got 11"),
+        (dict(length=0), ValueError, r"length must be an integer >= 1"),
+        (dict(chunk=0), ValueError, r"chunk must be an integer >= 1"),
+        (dict(density=2.0), ValueError, r"density must be a finite real number in \(0, 1\)"),
+        (dict(alpha=1), ValueError, r"alpha must be a finite real number > 1"),
+        (dict(rng="seed"), TypeError, r"rng must be a numpy.random.Generator"),
+    ],
+)
+def test_race_bad_input(kwargs, exc, match):
+    args = dict(n_features=10, n_relevant=2, length=50, rng=np.random.default_rng(0))
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        race(**args)
+
+
+# -- compare_winnow, plot_winnow_comparison, winnow_explorer --------------------------------------
+
+
+def test_compare_winnow_default_setting():
+    result = compare_winnow(1.5, None, 64, 1, np.random.default_rng(0), n_streams=10, length=600)
+    assert set(result) == {
+        "alpha", "theta", "n_features", "n_relevant", "runs", "stderr", "n_streams", "bounds", "notes_violated"
+    }
+    assert result["n_streams"] == 10
+    assert result["theta"] == 64.0
+    assert list(result["runs"]) == ["random streams (mean)", "random streams (worst)", "adversary"]
+    assert result["bounds"] == {
+        "Littlestone": pytest.approx(winnow2_bound(64, 1, 1.5, 64), rel=1e-12),
+        "promotion part k(1 + log_a theta)": pytest.approx(1 + math.log(64) / math.log(1.5), rel=1e-12),
+        "notes 2 + 3k(lg N + 1)": pytest.approx(notes_winnow_bound(64, 1), rel=1e-12),
+    }
+    for values in result["runs"].values():
+        assert values["mistakes"] == pytest.approx(values["promotions"] + values["demotions"], abs=1e-9)
+        assert values["mistakes"] <= result["bounds"]["Littlestone"]
+        assert values["promotions"] <= result["bounds"]["promotion part k(1 + log_a theta)"]
+    mean, worst = result["runs"]["random streams (mean)"], result["runs"]["random streams (worst)"]
+    assert mean["mistakes"] <= worst["mistakes"]
+    assert result["stderr"] >= 0
+    # the beam adversary breaks the notes' bound here (chapter 4)
+    assert result["runs"]["adversary"]["mistakes"] > notes_winnow_bound(64, 1)
+    assert result["notes_violated"] is True
+
+
+def test_compare_winnow_alpha_two_respects_the_notes_bound():
+    result = compare_winnow(2.0, None, 32, 2, np.random.default_rng(1), n_streams=5, length=300)
+    assert result["notes_violated"] is False
+    assert result["bounds"]["Littlestone"] == pytest.approx(result["bounds"]["notes 2 + 3k(lg N + 1)"], rel=1e-12)
+
+
+def test_compare_winnow_reproducible():
+    a = compare_winnow(3.0, 10.0, 20, 3, np.random.default_rng(4), n_streams=4, length=200)
+    b = compare_winnow(3.0, 10.0, 20, 3, np.random.default_rng(4), n_streams=4, length=200)
+    assert a == b
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(theta=0.5), ValueError, r"theta must be at least 1"),
+        (dict(theta=-3.0), ValueError, r"theta must be a finite real number > 0"),
+        (dict(n_features=5000), ValueError, r"n_features must be an integer in \[1, 4096\]"),
+        (dict(n_relevant=0), ValueError, r"n_relevant must be an integer in \[1, 16\]"),
+        (dict(alpha=1.0), ValueError, r"alpha must be a finite real number > 1"),
+        (dict(n_streams=1), ValueError, r"n_streams must be an integer >= 2"),
+        (dict(rng=None), TypeError, r"rng must be a numpy.random.Generator"),
+    ],
+)
+def test_compare_winnow_bad_input(kwargs, exc, match):
+    args = dict(alpha=2.0, theta=None, n_features=16, n_relevant=1, rng=np.random.default_rng(0))
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        compare_winnow(**args)
+
+
+def test_plot_winnow_comparison():
+    result = compare_winnow(1.5, None, 16, 1, np.random.default_rng(0), n_streams=3, length=200)
+    ax = plot_winnow_comparison(result)
+    assert len(ax.patches) == 6  # promotions and demotions for three runs
+    heights = [p.get_height() for p in ax.patches]
+    runs = list(result["runs"].values())
+    # stacked bars store top - bottom, so allow floating-point rounding
+    assert heights[:3] == pytest.approx([r["promotions"] for r in runs], abs=1e-9)
+    assert heights[3:] == pytest.approx([r["demotions"] for r in runs], abs=1e-9)
+    levels = sorted(line.get_ydata()[0] for line in ax.lines if len(set(line.get_ydata())) == 1)
+    assert levels == pytest.approx(sorted(result["bounds"].values()))
+    # the error bar on the mean is the t-based 95% interval (3 streams: t = 4.303 with 2 d.o.f.)
+    assert result["stderr"] > 0
+    segment = ax.collections[0].get_segments()[0]
+    half_width = (segment[1][1] - segment[0][1]) / 2
+    assert half_width == pytest.approx(4.302652729911275 * result["stderr"], rel=1e-9)
+    fig, own = plt.subplots()
+    assert plot_winnow_comparison(result, ax=own) is own and len(fig.axes) == 1
+
+
+def test_winnow_explorer_builds_and_draws():
+    pytest.importorskip("ipywidgets")
+    from onlinelib.explorers import winnow_explorer
+
+    panel = winnow_explorer(seed=2)
+    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"alpha": 1.5, "theta_over_n": 1.0, "n_features": 64, "n_relevant": 1, "seed": 2}
+    plt.close("all")
+    # ipywidgets swallows exceptions while redrawing, so call the drawing function itself,
+    # including corners: k > N is clamped, theta/N * N < 1 is raised to 1.
+    for kwargs in (
+        dict(alpha=1.05, theta_over_n=1 / 16, n_features=2, n_relevant=8, seed=0),
+        dict(alpha=4.0, theta_over_n=8.0, n_features=32, n_relevant=3, seed=1),
+    ):
+        panel.f(**kwargs)
+        assert plt.get_fignums(), "the explorer drew no figure"
+        plt.close("all")

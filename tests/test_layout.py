@@ -1,0 +1,98 @@
+"""The package's layout (issue 18): explorers apart, every ``__all__`` honest, a light ``import onlinelib``.
+
+* Only ``onlinelib/explorers.py`` imports ipywidgets, and only inside its functions, so the
+  library, the chapters' experiments and the tests run without it.
+* Every ``__all__`` of every module (subpackages included) names things that exist, and every
+  name the package re-exports is in the ``__all__`` of the module that defines it.
+* ``import onlinelib`` loads neither ipywidgets, matplotlib, numba nor scipy's slow parts.
+"""
+import ast
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import onlinelib
+
+PACKAGE = Path(onlinelib.__file__).parent
+EXPLORERS = PACKAGE / "explorers.py"
+
+
+def _imported_modules(tree: ast.AST) -> list[tuple[str, int]]:
+    """(module, line) for every ``import m`` and ``from m import ...`` anywhere in the tree."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append((node.module, node.lineno))
+    return found
+
+
+def _is_ipywidgets(module: str) -> bool:
+    return module == "ipywidgets" or module.startswith("ipywidgets.")
+
+
+def test_only_explorers_imports_ipywidgets():
+    sources = sorted(PACKAGE.rglob("*.py"))
+    assert EXPLORERS in sources and PACKAGE / "chapters" / "winnow.py" in sources
+    offenders = []
+    for path in sources:
+        for module, line in _imported_modules(ast.parse(path.read_text(encoding="utf-8"))):
+            if _is_ipywidgets(module) and path != EXPLORERS:
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{line}")
+    assert not offenders, f"only onlinelib/explorers.py may import ipywidgets: {offenders}"
+
+
+def test_explorers_import_ipywidgets_inside_their_functions_only():
+    tree = ast.parse(EXPLORERS.read_text(encoding="utf-8"))
+    outside = [node for node in tree.body if not isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+    top_level = [module for node in outside for module, _ in _imported_modules(node)]
+    assert not any(_is_ipywidgets(module) for module in top_level), top_level
+    inside = [module for module, _ in _imported_modules(tree)]
+    assert inside.count("ipywidgets") >= 9, "draw_on_demand and the eight explorers build ipywidgets"
+
+
+def _all_modules() -> list:
+    names = ["onlinelib"] + [info.name for info in pkgutil.walk_packages(onlinelib.__path__, "onlinelib.")]
+    return [importlib.import_module(name) for name in names]
+
+
+def test_every_all_is_consistent_with_the_package():
+    """Every ``__all__`` names something that exists, in every module and subpackage; what the
+    package re-exports is in the ``__all__`` of the module that defines it."""
+    modules = _all_modules()
+    names = {module.__name__ for module in modules}
+    assert {"onlinelib.adversaries", "onlinelib.observers", "onlinelib.explorers",
+            "onlinelib.chapters.mistake_bounds", "onlinelib.chapters.learning_curves"} <= names
+    dangling = [f"{module.__name__}.{name}" for module in modules
+                for name in getattr(module, "__all__", ()) if not hasattr(module, name)]
+    missing = []
+    for name in onlinelib.__all__:
+        home = getattr(getattr(onlinelib, name), "__module__", None)
+        if home and home.startswith("onlinelib.") and name not in getattr(sys.modules[home], "__all__", ()):
+            missing.append(f"{home}.{name}")
+    assert not dangling and not missing, (dangling, missing)
+
+
+def test_the_package_exports_no_name_twice_and_lists_every_public_name():
+    assert len(onlinelib.__all__) == len(set(onlinelib.__all__))
+    public = {name for name in vars(onlinelib) if not name.startswith("_")}
+    modules = {info.name for info in pkgutil.iter_modules(onlinelib.__path__)}
+    assert public - modules - set(onlinelib.__all__) == set()
+
+
+def test_import_onlinelib_stays_light():
+    """Measured before issue 18's layout change: none of these was loaded by ``import onlinelib``;
+    the chapter-8 names it re-exports load scipy.integrate and scipy.optimize on first use."""
+    heavy = ["ipywidgets", "matplotlib", "numba", "scipy.stats", "scipy.integrate", "scipy.optimize"]
+    script = (
+        "import sys, onlinelib as ol\n"
+        f"print([m for m in {heavy!r} if m in sys.modules])\n"
+        "ol.power_schedule\n"
+        "print('onlinelib.learning_curves' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split("\n")[:2] == ["[]", "True"], ran.stdout
