@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT / "_build" / "html" / "online-learning.pdf"
 
 pytestmark = [
-    pytest.mark.skipif(not PDF.exists(), reason="the PDF edition has not been made (booktools/pdf_edition.py)"),
+    pytest.mark.skipif(not PDF.exists(), reason="the PDF edition has not been made: run `make pdf` (python -m booktools pdf after a build)"),
     pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed"),
 ]
 
