@@ -20,10 +20,11 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 # Sphinx re-reads (and so re-executes) only the pages whose source changed, but every chapter's
 # outputs also depend on the library: after a change in onlinelib/, _ext/ or the requirements
 # (newer than the last successful build) the saved doctrees go, and every chapter runs again.
+# Bytecode and numba caches (__pycache__/, written by any run, `make test` too) are no change.
 LIBRARY_SOURCES = onlinelib _ext requirements.txt pyproject.toml
 book: $(VENV)/.installed
 	@if [ ! -f _build/.library-stamp ]; then rm -rf _build/.doctrees; \
-	elif [ -n "$$(find $(LIBRARY_SOURCES) -newer _build/.library-stamp ! -name '*.pyc' -print -quit)" ]; then \
+	elif [ -n "$$(find $(LIBRARY_SOURCES) -newer _build/.library-stamp -not -path '*/__pycache__*' ! -name '*.pyc' -print -quit)" ]; then \
 		echo "make book: onlinelib, _ext or the requirements changed since the last build: every chapter runs again"; \
 		rm -rf _build/.doctrees; fi
 	$(VENV)/bin/jupyter-book build .

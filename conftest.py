@@ -6,16 +6,16 @@ collects those ``.md`` files too and reads them through jupytext. Plain Markdown
 introduction, the errata, the bibliography) have no notebook header and are not collected.
 """
 import os
-from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
 import nbval.plugin
 
+from _ext.kernel_profile import PROFILE_DIR
 from booktools.notebooks import is_myst_notebook, read_notebook
 
 # nbval's kernels use the book's IPython profile, as the build's do (_ext/kernel_profile.py).
-os.environ["IPYTHONDIR"] = str(Path(__file__).resolve().parent / "_ext" / "ipython")
+os.environ["IPYTHONDIR"] = str(PROFILE_DIR)
 
 
 class MystNotebookFile(nbval.plugin.IPyNbFile):

@@ -26,9 +26,9 @@ image, then asserts that
   asks for dark colours, and the theme follows). axe-core is the pinned npm release
   (``AXE_URL``, hash-checked, cached like the widget manager); it is added to the
   page as a script, so it needs no server and no network.
-
-Last, the page's width is measured on a phone's screen (``PHONE_WIDTH``);
-``tests/test_browser.py`` holds some pages to it.
+* last, on a phone's screen (``PHONE_WIDTH`` px wide), the page is no wider than the
+  screen (``document.documentElement.scrollWidth``): wide tables, code and figures
+  scroll inside their own boxes.
 
 The browser is the system's Chromium driven by Playwright (``playwright.async_api``;
 Playwright's own browser download is never used). Requests that would leave the site
@@ -445,6 +445,8 @@ def _judge(r: PageResult, root_uri: str):
     for failed in r.failed_requests:  # (failed external requests are reported above)
         if failed["url"].startswith("file:"):
             f.append(f"local file failed to load: {failed['url']} ({failed['error']})")
+    if r.phone_width > PHONE_WIDTH:
+        f.append(f"the page is {r.phone_width} px wide on a {PHONE_WIDTH} px screen")
 
 
 async def _check_pages(site: Path, pages, out: Path | None, timeout: float, executable: str, jobs: int,
@@ -504,12 +506,12 @@ def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None
     FileNotFoundError
         If no Chromium is found.
     """
-    axe = axe_source() if accessibility else None
-    site = Path(site).absolute()
-    out = Path(out).absolute() if out is not None else None
     executable = find_browser(browser)
     if executable is None:
         raise FileNotFoundError(f"no Chromium found (tried {', '.join(BROWSERS)}; set $CHROMIUM)")
+    axe = axe_source() if accessibility else None
+    site = Path(site).absolute()
+    out = Path(out).absolute() if out is not None else None
     jobs = jobs or min(4, os.cpu_count() or 1)
     return asyncio.run(_check_pages(site, pages, out, timeout, executable, jobs, log, axe))
 

@@ -169,6 +169,7 @@ async def print_book(executable: str, site: Path, pages: list[str], timeout: flo
             # The cover's contents need the parts' first pages, and those depend on the cover's
             # length: two pages (title, contents) as long as the contents fit on one page.
             cover_pages = 2
+            rev = revision()
             for _ in range(3):
                 first, parts = cover_pages, []
                 for _, title, reader, _, _ in printed:
@@ -176,7 +177,7 @@ async def print_book(executable: str, site: Path, pages: list[str], timeout: flo
                     first += len(reader.pages)
                 with tempfile.TemporaryDirectory() as tmp:
                     cover = Path(tmp) / "cover.html"
-                    cover.write_text(cover_html(parts, revision()), encoding="utf-8")
+                    cover.write_text(cover_html(parts, rev), encoding="utf-8")
                     cover_reader = PdfReader(io.BytesIO((await print_page(browser, cover.as_uri(), timeout))[0]))
                 if len(cover_reader.pages) == cover_pages:
                     break

@@ -30,12 +30,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .concepts import ConceptClass
+from .concepts import ConceptClass, check_concept_class
 from .experts import WeightedMajority
-from .linear import Winnow1, Winnow2, winnow1_default_threshold
+from .linear import Winnow1, Winnow2, winnow1_default_threshold, winnow2_default_threshold
 from .protocol import Learner, Trace, check_learner, check_prediction
-from .validation import Interval, check_int, check_rng, check_scalar
-from .concepts import check_concept_class
+from .validation import check_int, check_real, check_rng
 from .version_space import SOA
 
 __all__ = [
@@ -54,10 +53,6 @@ __all__ = [
     "wma_adversary",
 ]
 
-#: Thresholds, margins and radii: finite reals > 0.
-POSITIVE = Interval(float, 0, None, "neither")
-#: Winnow's promotion factor alpha: finite reals > 1.
-ABOVE_ONE = Interval(float, 1, None, "neither")
 #: The most rounds ``margin_adversary`` plays (its stream is a dense k x d array).
 MAX_ADVERSARY_ROUNDS = 10_000
 
@@ -70,8 +65,8 @@ def _check_n_k(n_features: Any, n_relevant: Any) -> tuple[int, int]:
 
 def _check_alpha_theta(n: int, alpha: Any, theta: Any) -> tuple[float, float]:
     """Winnow(alpha, theta)'s parameters: alpha > 1 and theta > 0, default theta = N (chapter 4)."""
-    alpha = check_scalar(alpha, "alpha", ABOVE_ONE)
-    theta = float(n) if theta is None else check_scalar(theta, "theta", POSITIVE)
+    alpha = check_real(alpha, "alpha", 1)
+    theta = winnow2_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
     return alpha, theta
 
 
@@ -199,7 +194,7 @@ def winnow1_promotion_adversary(n_features: int, n_relevant: int, theta: float |
     k = check_int(n_relevant, "n_relevant", low=1)
     if k > n:
         raise ValueError(f"n_relevant must be at most n_features ({n}), got {k}")
-    theta = winnow1_default_threshold(n) if theta is None else check_scalar(theta, "theta", POSITIVE)
+    theta = winnow1_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
     if theta < 1:
         raise ValueError(f"theta must be at least 1: with theta = {theta} the initial weight 1 is never promoted")
     per_variable, weight = 0, 1.0
@@ -256,7 +251,7 @@ def winnow1_adaptive_adversary(
     Returns X (uint8, shape (T, n)), y (int8, all mistakes), relevant (arange(k)).
     """
     n, k = _check_n_k(n_features, n_relevant)
-    theta = winnow1_default_threshold(n) if theta is None else check_scalar(theta, "theta", POSITIVE)
+    theta = winnow1_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
     learner = Winnow1(n, theta)
     irrelevant = np.arange(k, n)
     rows: list[np.ndarray] = []
@@ -307,7 +302,7 @@ def elimination_adversary(n_features: int, n_relevant: int) -> tuple[np.ndarray,
 
 def _exact_positive(value: Any, name: str) -> Fraction:
     """``value`` (int, float or Fraction), checked to be a finite real > 0, as an exact Fraction."""
-    check_scalar(value, name, POSITIVE)
+    check_real(value, name, 0)
     return Fraction(value) if isinstance(value, Rational) else Fraction(float(value))
 
 
@@ -370,9 +365,7 @@ def margin_adversary(learner: Learner, margin: Any, radius: Any = 1, n_features:
     """
     check_learner(learner)
     gamma = _exact_positive(margin, "margin")
-    r_float = float(_exact_positive(radius, "radius"))
-    if not math.isfinite(r_float) or r_float <= 0:
-        raise ValueError(f"radius must be a real number > 0 representable as a float, got {radius!r}")
+    r_float = float(_exact_positive(radius, "radius"))  # finite and > 0: checked as a float
     r_exact = Fraction(r_float)
     if gamma > r_exact:
         raise ValueError(f"margin must be at most radius ({r_float}), got {margin!r}")

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from .concepts import ConceptClass
+from .concepts import ConceptClass, check_concept_class
+from .experts import check_eta
 from .linear import winnow1_default_threshold
 from .validation import Interval, check_int, check_labels, check_real, check_scalar
-from .concepts import check_concept_class
 from .version_space import littlestone_dimension
 
 __all__ = [
@@ -306,11 +306,6 @@ def _check_experts(n_experts: Any, best_mistakes: Any) -> tuple[int, int]:
     return check_int(n_experts, "n_experts", low=1), check_int(best_mistakes, "best_mistakes", low=0)
 
 
-def _eta(eta: Any, high: float) -> float:
-    """eta in (0, high]: (0, 1] for the exact bounds, (0, 1/2] for the textbook forms."""
-    return check_scalar(eta, "eta", Interval(float, 0, high, "right"), why="for this bound")
-
-
 def wma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
     """[ln N + m ln(1/(1-eta))] / ln(1/(1-eta/2)): Weighted Majority's exact bound (chapter 5).
 
@@ -318,7 +313,7 @@ def wma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
     mistake (Weighted Majority is then Halving) and infinite otherwise.
     """
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _eta(eta, 1)
+    eta = check_eta(eta, why="for this bound")
     if eta == 1.0:
         return math.log2(n) if m == 0 else math.inf
     return (math.log(n) - m * math.log1p(-eta)) / -math.log1p(-eta / 2)
@@ -327,14 +322,14 @@ def wma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
 def wma_bound_standard(n_experts: int, best_mistakes: int, eta: float) -> float:
     """2(1 + eta) m + 2 ln N / eta: the textbook form of Weighted Majority's bound, for eta <= 1/2."""
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _eta(eta, 0.5)
+    eta = check_eta(eta, high=0.5, why="for this bound")
     return 2 * (1 + eta) * m + 2 * math.log(n) / eta
 
 
 def rwma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
     """[ln N + m ln(1/(1-eta))] / eta: Randomized Weighted Majority's exact bound on E[M] (chapter 5)."""
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _eta(eta, 1)
+    eta = check_eta(eta, why="for this bound")
     if eta == 1.0:
         return math.log(n) if m == 0 else math.inf
     return (math.log(n) - m * math.log1p(-eta)) / eta
@@ -343,7 +338,7 @@ def rwma_bound(n_experts: int, best_mistakes: int, eta: float) -> float:
 def rwma_bound_standard(n_experts: int, best_mistakes: int, eta: float) -> float:
     """(1 + eta) m + ln N / eta: the textbook form of RWMA's bound on E[M], for eta <= 1/2."""
     n, m = _check_experts(n_experts, best_mistakes)
-    eta = _eta(eta, 0.5)
+    eta = check_eta(eta, high=0.5, why="for this bound")
     return (1 + eta) * m + math.log(n) / eta
 
 

@@ -39,21 +39,40 @@ __all__ = [
 _CHUNK_ELEMENTS = 2**22  # rounds x experts per chunk: about 32 MB of float64
 
 
-def check_eta(eta: Any, name: str = "eta") -> float:
+_ETA_WHY = "0 never learns; above 1 weights turn negative"
+
+
+def check_eta(
+    eta: Any, name: str = "eta", *, high: float = 1, closed: str = "right", why: str = _ETA_WHY
+) -> float:
     """Return the learning rate ``eta`` as a float after checking that it is in (0, 1] (chapter 5).
 
     eta = 0 would never learn, and eta > 1 would make weights negative. eta = 1 is
     allowed: it zeroes a wrong expert (Halving). The *standard* bounds further
-    need eta <= 1/2; those functions check that themselves.
+    need eta <= 1/2; they pass ``high=0.5``.
+
+    Parameters
+    ----------
+    eta : Any
+        What the caller passed.
+    name : str
+        The argument's name, used in the message.
+    high : float, keyword-only
+        The right end of the domain, in (0, 1]; default 1.
+    closed : {"right", "neither"}, keyword-only
+        ``"right"`` (default): eta = ``high`` is allowed, (0, high]; ``"neither"``: (0, high).
+        0 is never allowed.
+    why : str, keyword-only
+        The reason shown in brackets after the domain.
 
     Raises
     ------
     TypeError
         If ``eta`` is not a real number (bools are not).
     ValueError
-        If it is NaN, infinite or outside (0, 1].
+        If it is NaN, infinite or outside the domain.
     """
-    return check_scalar(eta, name, Interval(float, 0, 1, "right"), why="0 never learns; above 1 weights turn negative")
+    return check_scalar(eta, name, Interval(float, 0, high, closed), why=why)
 
 
 def check_expert_stream(P: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:

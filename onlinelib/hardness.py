@@ -34,6 +34,9 @@ from .protocol import run
 from .validation import Interval, check_boolean_rows, check_int, check_labels, check_real, check_rng, check_scalar
 
 __all__ = [
+    "CONVENTIONS",
+    "check_convention",
+    "check_weights",
     "SetFamily",
     "constant_weight_family",
     "check_family",
@@ -109,9 +112,21 @@ class SetFamily:
         )
 
 
-def _check_weights(n: Any, a: Any, b: Any) -> tuple[int, int, int]:
-    n = check_int(n, "n", low=2)
-    a = check_int(a, "a", low=1, high=n - 1)  # a < n: every set is a negative example of x_1...x_n
+def check_weights(n: Any, a: Any, b: Any, *, max_n: int | None = None) -> tuple[int, int, int]:
+    """Return ``(n, a, b)`` as ints after checking the sizes of a Theorem 4 family.
+
+    2 <= n (<= ``max_n`` if given), 1 <= a <= n - 1 (a < n: every set is a negative
+    example of x_1 ... x_n) and 0 <= b <= a - 1.
+
+    Raises
+    ------
+    TypeError
+        If n, a or b is not an integer.
+    ValueError
+        If one is out of range; the message names it, its range and its value.
+    """
+    n = check_int(n, "n", low=2, high=max_n)
+    a = check_int(a, "a", low=1, high=n - 1)
     b = check_int(b, "b", low=0, high=a - 1)
     return n, a, b
 
@@ -152,7 +167,7 @@ def constant_weight_family(
     SetFamily
         Check ``size`` against ``requested``: the family may be smaller than asked.
     """
-    n, a, b = _check_weights(n, a, b)
+    n, a, b = check_weights(n, a, b)
     size = check_int(size, "size", low=1)
     rng = check_rng(rng)
     if method not in ("greedy", "random"):
@@ -195,7 +210,7 @@ def check_family(sets: Any, a: int, b: int) -> np.ndarray:
     row or pair.
     """
     rows = check_boolean_rows(sets, "sets")
-    n, a, b = _check_weights(rows.shape[1], a, b)
+    n, a, b = check_weights(rows.shape[1], a, b)
     weights = rows.sum(axis=1)
     if (weights != a).any():
         i = int(np.flatnonzero(weights != a)[0])
@@ -231,9 +246,20 @@ def theorem4_stream(family: SetFamily | Any, a: int | None = None, b: int | None
     return X, y
 
 
-def _check_convention(convention: str) -> str:
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+def check_convention(convention: Any, choices: tuple[str, ...] = CONVENTIONS) -> str:
+    """Return ``convention`` after checking that it is one of ``choices``.
+
+    The default choices are this module's ``CONVENTIONS`` (``"nonnegative"``: predict +1
+    iff score >= 0; ``"positive"``: iff score > 0); ``onlinelib.kernels.KernelPerceptron``
+    passes its own, which add ``"margin"``.
+
+    Raises
+    ------
+    ValueError
+        If it is not one of them; the message lists the choices and shows the value.
+    """
+    if convention not in choices:
+        raise ValueError(f"convention must be one of {choices}, got {convention!r}")
     return convention
 
 
@@ -245,7 +271,7 @@ def theorem4_scores(family: SetFamily, convention: str = "nonnegative") -> list[
     ``"positive"`` 0^n is not a mistake and f(x^j) = ``2^a - sum_{i<j} 2^|x^i ∩ x^j|``.
     x^j is a mistake iff f(x^j) >= 0 (resp. > 0). Python ints, exact.
     """
-    _check_convention(convention)
+    check_convention(convention)
     if not isinstance(family, SetFamily):
         raise TypeError(f"family must be a SetFamily (see constant_weight_family), got {type(family).__name__}")
     meet = family.intersections()
@@ -261,7 +287,7 @@ def theorem4_condition(t: int, a: int, b: int, convention: str = "nonnegative") 
     t = check_int(t, "t", low=0)
     a = check_int(a, "a", low=1)
     b = check_int(b, "b", low=0)
-    if _check_convention(convention) == "nonnegative":
+    if check_convention(convention) == "nonnegative":
         return (t - 1) * 2**b <= 2**a - 1
     return (t - 1) * 2**b < 2**a
 
@@ -270,7 +296,7 @@ def theorem4_max_size(a: int, b: int, convention: str = "nonnegative") -> int:
     """The largest t allowed by ``theorem4_condition``: floor((2^a - 1) / 2^b) + 1 (``"positive"``: ceil(2^a / 2^b))."""
     a = check_int(a, "a", low=1)
     b = check_int(b, "b", low=0)
-    if _check_convention(convention) == "nonnegative":
+    if check_convention(convention) == "nonnegative":
         return (2**a - 1) // 2**b + 1
     return -(-(2**a) // 2**b)
 
@@ -278,7 +304,7 @@ def theorem4_max_size(a: int, b: int, convention: str = "nonnegative") -> int:
 def theorem4_mistakes(t: int, convention: str = "nonnegative") -> int:
     """The kernel Perceptron's mistakes on the Theorem 4 stream when the condition holds: 2 + t (``"positive"``: 1 + t)."""
     t = check_int(t, "t", low=0)
-    return t + (2 if _check_convention(convention) == "nonnegative" else 1)
+    return t + (2 if check_convention(convention) == "nonnegative" else 1)
 
 
 def lemma6_size(n: int) -> float:

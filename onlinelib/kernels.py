@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .hardness import check_convention
 from .validation import check_boolean_rows, check_int, check_label
 
 __all__ = [
@@ -316,10 +317,8 @@ class KernelPerceptron:
             raise TypeError(
                 f"kernel must be a BooleanKernel (e.g. onlinelib.monotone_monomials()), got {type(kernel).__name__}"
             )
-        if convention not in CONVENTIONS:
-            raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
         self.kernel = kernel
-        self.convention = convention
+        self.convention = check_convention(convention, CONVENTIONS)
         self._table = kernel.table(self.n_features)
         self._support = np.empty((16, self.n_features), dtype=np.uint8)
         self._signs = np.empty(16, dtype=np.int8)

@@ -35,7 +35,8 @@ class _LazyKernels:
 
 _kernels: Any = _LazyKernels()
 
-__all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows", "winnow1_default_threshold"]
+__all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows", "winnow1_default_threshold",
+           "winnow2_default_threshold"]
 
 
 def winnow1_default_threshold(n_features: int) -> float:
@@ -51,6 +52,22 @@ def winnow1_default_threshold(n_features: int) -> float:
         If ``n_features`` is not an integer >= 1.
     """
     return check_int(n_features, "n_features", low=1) / 2
+
+
+def winnow2_default_threshold(n_features: int) -> float:
+    """Winnow2's default threshold theta = n (chapter 4, "Winnow2").
+
+    With it and alpha = 2, Littlestone's bound (``winnow2_bound``) reads 2 + 3k(lg n + 1) for a
+    target with k relevant variables among n; the lecture notes' form is
+    ``Winnow2(n, alpha=1 + beta, theta=n)``. ``Winnow2``, the chapter's adversaries and its
+    experiments all default to this one value.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``n_features`` is not an integer >= 1.
+    """
+    return float(check_int(n_features, "n_features", low=1))
 
 
 def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
@@ -357,7 +374,7 @@ class Winnow2(_Winnow):
     alpha : float
         The promotion factor, > 1.
     theta : float, optional
-        The threshold, > 0; default n_features.
+        The threshold, > 0; default n_features (``winnow2_default_threshold``).
     positive_at_threshold : bool
         Whether a score exactly equal to theta predicts +1.
 
@@ -368,7 +385,7 @@ class Winnow2(_Winnow):
     """
 
     def __init__(self, n_features: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = False):
-        super().__init__(n_features, theta, default_theta=float(check_int(n_features, "n_features", low=1)))
+        super().__init__(n_features, theta, default_theta=winnow2_default_threshold(n_features))
         self.alpha = check_real(alpha, "alpha", 1)
         self.positive_at_threshold = bool(positive_at_threshold)
         self.demotions = 0

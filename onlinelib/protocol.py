@@ -207,8 +207,8 @@ def run(
     check_learner(learner)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    has_scan = isinstance(learner, BlockLearner)
-    if method == "blocks" and not has_scan:
+    is_block_learner = isinstance(learner, BlockLearner)
+    if method == "blocks" and not is_block_learner:
         raise ValueError(f"method='blocks' needs a BlockLearner (conservative, with scan and skip methods); "
                          f"{type(learner).__name__} has none")
     prepare = getattr(learner, "prepare", None)
@@ -222,7 +222,7 @@ def run(
     for name, fn in observe.items():
         if not callable(fn):
             raise TypeError(f"observe[{name!r}] must be a callable taking the learner, got {type(fn).__name__}")
-    if method == "blocks" or (method == "auto" and has_scan and not observe):
+    if method == "blocks" or (method == "auto" and is_block_learner and not observe):
         return _run_blocks(learner, X, y, observe)
     return _run_loop(learner, X, y, observe)
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .concepts import ConceptClass
+from .concepts import ConceptClass, check_concept_class
 from .validation import Interval, check_int, check_real, check_rng, check_scalar
-from .concepts import check_concept_class
 
 __all__ = [
     "random_stream",
@@ -345,13 +344,26 @@ def positive_halfcube(w_star, size: int, rng: np.random.Generator) -> np.ndarray
 def ones_halfcube(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """Uniform draws from the positive half-cube of w* = (1, ..., 1): at least half the entries are +1.
 
-    ``positive_halfcube`` for the all-ones w*, without the argument checks: Directed Drift
-    (chapter 7) draws its examples relative to the teacher with it, in its inner loop.
+    ``positive_halfcube`` for the all-ones w*: Directed Drift (chapter 7) draws its examples
+    relative to the teacher with it, in its inner loop. For odd n a draw with a negative sum
+    is flipped (a bijection onto the half-cube); for even n it is redrawn, since flipping
+    would draw the sum-zero vertices half as often as the others.
+
+    Parameters
+    ----------
+    n : int
+        The dimension, >= 1.
+    size : int
+        The number of draws, >= 0.
+    rng : numpy.random.Generator
 
     Returns
     -------
-    ndarray of int8, shape (size, n), entries in {-1, 1}
+    ndarray of int8, shape (size, n), entries in {-1, 1}, every row sum >= 0
     """
+    n = check_int(n, "n", low=1)
+    size = check_int(size, "size", low=0)
+    rng = check_rng(rng)
     rows = 2 * rng.integers(0, 2, size=(size, n), dtype=np.int8) - 1
     sums = rows.sum(axis=1, dtype=np.int64)
     if n % 2:

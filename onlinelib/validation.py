@@ -106,31 +106,46 @@ def check_scalar(value: Any, name: str, domain: Interval, *, why: str = "") -> i
     ValueError
         If it is NaN, infinite (for reals) or outside the interval.
     """
-    words = "an integer" if domain.kind is int else "a real number"
+    exact = type(value) is domain.kind  # plain int or float: skip the slower abstract-class checks
+    if domain.kind is int:
+        if not exact and (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)):
+            raise TypeError(_message(name, domain, why, value))
+        number = int(value)
+        if number not in domain:
+            raise ValueError(_message(name, domain, why, value))
+        return number
+    if not exact and (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)):
+        raise TypeError(_message(name, domain, why, value))
+    try:
+        number = float(value)
+    except OverflowError:  # e.g. 10**400 or Fraction(10**400): too large for a float
+        raise ValueError(_message(name, domain, why, value, finite=True)) from None
+    if not math.isfinite(number) or number not in domain:
+        raise ValueError(_message(name, domain, why, number, finite=True))
+    return number
+
+
+def _message(name: str, domain: Interval, why: str, value: Any, finite: bool = False) -> str:
+    """The error text of ``check_scalar``, built only when a check fails."""
+    words = "an integer" if domain.kind is int else "a finite real number" if finite else "a real number"
     where = f" {domain}" if str(domain) else ""
     reason = f" ({why})" if why else ""
-    is_bool = isinstance(value, (bool, np.bool_))
-    if domain.kind is int:
-        if is_bool or not isinstance(value, numbers.Integral):
-            raise TypeError(f"{name} must be {words}{where}{reason}, got {value!r}")
-        if int(value) not in domain:
-            raise ValueError(f"{name} must be {words}{where}{reason}, got {value!r}")
-        return int(value)
-    if is_bool or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be {words}{where}{reason}, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or number not in domain:
-        raise ValueError(f"{name} must be a finite real number{where}{reason}, got {number!r}")
-    return number
+    return f"{name} must be {words}{where}{reason}, got {value!r}"
 
 
 def check_int(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as an int after checking that it is an integer in [low, high]."""
+    if (type(value) is int or isinstance(value, np.integer)) and (low is None or value >= low) and (
+        high is None or value <= high
+    ):
+        return int(value)  # the common case, without building an Interval (called once per round in places)
     return check_scalar(value, name, Interval(int, low, high))
 
 
 def check_real(value: Any, name: str, low: float | None = None, *, strict: bool = True) -> float:
     """Return ``value`` as a finite float after checking that it is > ``low`` (>= if not ``strict``)."""
+    if type(value) is float and math.isfinite(value) and (low is None or value > low or (value == low and not strict)):
+        return value  # the common case, without building an Interval
     return check_scalar(value, name, Interval(float, low, None, "neither" if strict else "left"))
 
 

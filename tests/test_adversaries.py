@@ -161,6 +161,11 @@ def test_adversary_errors():
         margin_adversary(AlwaysPositive(), 0.5, radius=0)
     with pytest.raises(ValueError, match="at most radius"):
         margin_adversary(AlwaysPositive(), 2, radius=1)
+    # radii that are > 0 but not a positive finite float: checked as floats, with the usual message
+    with pytest.raises(ValueError, match=r"^radius must be a finite real number > 0, got 0\.0$"):
+        margin_adversary(AlwaysPositive(), 0.5, radius=Fraction(1, 10**400))
+    with pytest.raises(ValueError, match=r"^radius must be a finite real number > 0, got 10{400}$"):
+        margin_adversary(AlwaysPositive(), 0.5, radius=10**400)
     with pytest.raises(ValueError, match="n_features"):
         margin_adversary(AlwaysPositive(), Fraction(1, 3), n_features=8)
     with pytest.raises(ValueError, match="rounds"):

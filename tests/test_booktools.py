@@ -2,8 +2,10 @@
 
 Each test starts the command in a fresh Python from the repository root, as the README and
 the lecturer guide show it: the list of commands, every command's ``--help``, and the exit
-status 2 with the list for a command that does not exist. A last test keeps the rule that
-neither the tools nor the tests change ``sys.path`` or load our own code from a file path.
+status 2 with the list for a command that does not exist. A test keeps the rule that
+neither the tools nor the tests change ``sys.path`` or load our own code from a file path, and
+the last ones feed bad input to the helpers every tool shares: the TOC reader
+(``booktools.toc``) and the notebook test (``booktools.notebooks.is_myst_notebook``).
 """
 import re
 import subprocess
@@ -11,8 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+from examples import MYST_HEADER
+from sphinx_external_toc.parsing import MalformedError
 
 from booktools.__main__ import COMMANDS
+from booktools.notebooks import is_myst_notebook
+from booktools.toc import toc_entries, toc_sources
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,3 +80,40 @@ def test_no_tool_or_test_changes_the_import_path():
             if match and (rel, match.group(0)) not in allowed:
                 found.append(f"{rel}:{number}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("toc, message", [
+    ({}, "'root' key not found"),
+    ({"format": "jb-book", "chapters": [{"file": "a"}]}, "'root' key not found"),
+    ({"format": "nope", "root": "intro"}, "'format' key value not recognised: 'nope'"),
+    ({"format": "jb-book", "root": "intro", "chapters": "a"}, "not a mapping"),
+])
+def test_a_malformed_toc_raises(toc, message):
+    with pytest.raises(MalformedError, match=message):
+        toc_entries(toc)
+
+
+def test_a_toc_file_that_is_missing_or_not_yaml_raises(tmp_path):
+    with pytest.raises(FileNotFoundError, match="_toc.yml"):
+        toc_sources(tmp_path / "_toc.yml")
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: [intro\n", encoding="utf-8")
+    with pytest.raises(yaml.YAMLError):
+        toc_sources(tmp_path / "_toc.yml")
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nchapters: []\n", encoding="utf-8")
+    with pytest.raises(MalformedError, match="'root' key not found"):
+        toc_sources(tmp_path / "_toc.yml")
+
+
+def test_is_myst_notebook_on_bad_and_plain_files(tmp_path):
+    assert not is_myst_notebook(tmp_path / "missing.md")
+    assert not is_myst_notebook(tmp_path)  # a folder: OSError, not a notebook
+    latin1 = tmp_path / "latin1.md"
+    latin1.write_bytes(MYST_HEADER.encode("utf-8") + "# Caf\u00e9\n".encode("latin-1"))
+    assert not is_myst_notebook(latin1)
+    plain = tmp_path / "plain.md"
+    plain.write_text("# Introduction\n\nNo notebook header here.\n", encoding="utf-8")
+    assert not is_myst_notebook(plain)
+    chapter = tmp_path / "chapter.md"
+    chapter.write_text(MYST_HEADER + "# A chapter\n", encoding="utf-8")
+    assert is_myst_notebook(chapter)
+    assert is_myst_notebook(str(chapter))

@@ -78,6 +78,14 @@ def test_expert_stream_bad_input(args, error):
         expert_stream(*args, np.random.default_rng(0))
 
 
+@pytest.mark.parametrize("kind", ["iid", "planted", "adaptive"])
+def test_expert_stream_eta_in_the_open_interval(kind):
+    why = r"\(with eta = 1, Halving, every expert of these streams eventually has weight 0\)"
+    for eta in (1, 1.0, 0, 1.5):
+        with pytest.raises(ValueError, match=rf"^eta must be a finite real number in \(0, 1\) {why}, got {float(eta)!r}$"):
+            expert_stream(kind, 4, 10, eta, np.random.default_rng(0))
+
+
 def test_expert_stream_bad_rng():
     with pytest.raises((TypeError, ValueError)):
         expert_stream("iid", 5, 100, 0.2, 42)

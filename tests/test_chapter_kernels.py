@@ -3,6 +3,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import math  # noqa: E402
+import re  # noqa: E402
+
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -218,6 +221,16 @@ def test_explorer_size():
         explorer_size(64, 64, 8, 1.0)
     with pytest.raises(ValueError, match="convention must be one of"):
         explorer_size(64, 16, 8, 1.0, "margin")
+    for bad in (math.nan, math.inf, -math.inf, 0, 0.0, -1, -0.5):
+        with pytest.raises(ValueError, match=rf"^factor must be a finite real number > 0, got {re.escape(repr(float(bad)))}$"):
+            explorer_size(64, 16, 8, bad)
+    for bad in ("x", None, True, [1.0], 1j):
+        with pytest.raises(TypeError, match=rf"^factor must be a real number > 0, got {re.escape(repr(bad))}$"):
+            explorer_size(64, 16, 8, bad)
+    with pytest.raises(ValueError, match=r"^factor must be a finite real number > 0, got 10{400}$"):
+        explorer_size(64, 16, 8, 10**400)
+    with pytest.raises(ValueError, match=r"^n must be an integer in \[2, 128\], got 129$"):
+        explorer_size(129, 16, 8, 1.0)
 
 
 def test_explorer_builds_without_drawing():

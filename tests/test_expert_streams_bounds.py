@@ -218,6 +218,15 @@ def test_standard_bounds_need_eta_at_most_half(f):
     for eta in (0.5000001, 0.75, 1.0):
         with pytest.raises(ValueError, match="eta"):
             f(4, 1, eta)
+    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 0\.5\] \(for this bound\), got 0\.75$"):
+        f(4, 1, 0.75)
+
+
+@pytest.mark.parametrize("f", [wma_bound, rwma_bound])
+def test_exact_bounds_take_eta_up_to_one(f):
+    assert f(4, 0, 1.0) > 0
+    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 1\] \(for this bound\), got 1\.01$"):
+        f(4, 1, 1.01)
 
 
 @pytest.mark.parametrize("f", [tuned_eta, rwma_tuned_regret_bound])

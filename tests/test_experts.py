@@ -401,6 +401,25 @@ def test_good_eta_accepted():
         check_eta(0, name="rate")
 
 
+def test_check_eta_keywords_and_messages():
+    """One checker for every eta: (0, 1] by default, (0, high] or (0, high) with the keywords."""
+    why = "0 never learns; above 1 weights turn negative"
+    with pytest.raises(ValueError, match=rf"^eta must be a finite real number in \(0, 1\] \({why}\), got 1\.5$"):
+        check_eta(1.5)
+    with pytest.raises(TypeError, match=rf"^eta must be a real number in \(0, 1\] \({why}\), got '1'$"):
+        check_eta("1")
+    assert check_eta(0.5, high=0.5) == 0.5
+    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 0\.5\] \(for this bound\), got 0\.75$"):
+        check_eta(0.75, high=0.5, why="for this bound")
+    assert check_eta(0.999, closed="neither") == 0.999
+    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 1\) \(no Halving\), got 1\.0$"):
+        check_eta(1, closed="neither", why="no Halving")
+    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 1\), got 0\.0$"):
+        check_eta(0.0, closed="neither", why="")
+    with pytest.raises(ValueError, match=r"^rate must be a finite real number in \(0, 0\.5\), got 0\.5$"):
+        check_eta(0.5, "rate", high=0.5, closed="neither", why="")
+
+
 @pytest.mark.parametrize(
     "P, y, match",
     [

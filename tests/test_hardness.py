@@ -8,6 +8,7 @@ few floating-point comparisons state their tolerance.
 """
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -30,9 +31,12 @@ from onlinelib import (
     theorem4_stream,
 )
 from onlinelib.hardness import (
+    CONVENTIONS,
     MAX_COUNTING_VARIABLES,
     MAX_MONOMIAL_VARIABLES,
+    check_convention,
     check_family,
+    check_weights,
     chernoff_upper_tail,
     clause_violation_histogram,
     count_2cnf,
@@ -327,6 +331,38 @@ def test_theorem4_bad_input():
         theorem4_max_size(0, 0)
     with pytest.raises(TypeError, match="b must be an integer"):
         theorem4_condition(2, 4, 1.0)
+
+
+def test_check_convention():
+    assert CONVENTIONS == ("nonnegative", "positive")
+    for convention in CONVENTIONS:
+        assert check_convention(convention) == convention
+    assert check_convention("margin", ("nonnegative", "positive", "margin")) == "margin"
+    for bad in ("margin", "Positive", None, 0, ["positive"]):
+        with pytest.raises(ValueError, match=rf"^convention must be one of \('nonnegative', 'positive'\), got {re.escape(repr(bad))}$"):
+            check_convention(bad)
+    with pytest.raises(ValueError, match=r"^convention must be one of \('a', 'b'\), got 'c'$"):
+        check_convention("c", ("a", "b"))
+
+
+def test_check_weights():
+    assert check_weights(8, 3, 2) == (8, 3, 2) and check_weights(2, 1, 0) == (2, 1, 0)
+    assert all(type(v) is int for v in check_weights(np.int64(8), np.int32(3), np.uint8(0)))
+    assert check_weights(128, 64, 8, max_n=128) == (128, 64, 8)
+    cases = [
+        ((1, 1, 0), {}, ValueError, r"^n must be an integer >= 2, got 1$"),
+        ((129, 3, 2), {"max_n": 128}, ValueError, r"^n must be an integer in \[2, 128\], got 129$"),
+        ((8, 8, 2), {}, ValueError, r"^a must be an integer in \[1, 7\], got 8$"),
+        ((8, 0, 0), {}, ValueError, r"^a must be an integer in \[1, 7\], got 0$"),
+        ((8, 3, 3), {}, ValueError, r"^b must be an integer in \[0, 2\], got 3$"),
+        ((8, 3, -1), {}, ValueError, r"^b must be an integer in \[0, 2\], got -1$"),
+        ((8.0, 3, 2), {}, TypeError, r"^n must be an integer >= 2, got 8\.0$"),
+        ((8, "3", 2), {}, TypeError, r"^a must be an integer in \[1, 7\], got '3'$"),
+        ((8, 3, True), {}, TypeError, r"^b must be an integer in \[0, 2\], got True$"),
+    ]
+    for args, kwargs, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            check_weights(*args, **kwargs)
 
 
 # -- Lemma 6: tails -----------------------------------------------------------------------------------

@@ -96,3 +96,37 @@ def test_import_onlinelib_stays_light():
     ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.split("\n")[:2] == ["[]", "True"], ran.stdout
+
+
+BOOK = PACKAGE.parent / "book"
+
+
+def test_every_chapter_imports_onlinelib_one_way():
+    """A chapter reaches the library as ``ol.X``, its own experiments as ``chapter.X`` and its
+    panel from ``onlinelib.explorers``; no other onlinelib import (issue 18: chapters mixed
+    ``ol.X``, ``hd.X``, ``lc.X`` and ``from onlinelib.widgets_* import``)."""
+    from booktools.notebooks import read_notebook
+
+    chapters = sorted(info.name for info in pkgutil.iter_modules(importlib.import_module("onlinelib.chapters").__path__))
+    assert len(chapters) == 8, chapters
+    offenders = []
+    for name in chapters:
+        allowed = {"onlinelib": "ol", f"onlinelib.chapters.{name}": "chapter"}
+        with open(BOOK / f"{name}.md", encoding="utf-8") as fp:
+            notebook = read_notebook(fp)
+        for cell in notebook.cells:
+            if cell.cell_type != "code":
+                continue
+            source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.Import):
+                    offenders += [f"{name}.md: import {a.name} as {a.asname}" for a in node.names
+                                  if a.name.startswith("onlinelib") and allowed.get(a.name) != a.asname]
+                elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("onlinelib"):
+                    for a in node.names:
+                        full = f"{node.module}.{a.name}"
+                        if node.module == "onlinelib.explorers" and a.name.endswith("_explorer"):
+                            continue
+                        if allowed.get(full) != (a.asname or a.name):
+                            offenders.append(f"{name}.md: from {node.module} import {a.name}")
+    assert not offenders, offenders

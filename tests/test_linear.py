@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from examples import state
 
 from onlinelib import Elimination, Perceptron, Winnow1, Winnow2, as_sparse_rows, run
-from onlinelib.linear import winnow1_default_threshold
+from onlinelib.linear import winnow1_default_threshold, winnow2_default_threshold
 
 PROPERTY = settings(max_examples=60, deadline=None, database=None)
 METHODS = ("loop", "blocks")
@@ -251,6 +251,15 @@ def test_winnow1_default_threshold_is_n_over_2():
     for n, error in [(0, ValueError), (2.0, TypeError)]:
         with pytest.raises(error, match=rf"n_features must be an integer >= 1, got {n!r}"):
             winnow1_default_threshold(n)
+
+
+def test_winnow2_default_threshold_is_n():
+    values = [winnow2_default_threshold(n) for n in (1, 5, np.int64(8))]
+    assert values == [1.0, 5.0, 8.0] and all(type(v) is float for v in values)
+    assert all(Winnow2(n).threshold == winnow2_default_threshold(n) for n in (1, 5, 64))
+    for n, error in [(0, ValueError), (2.0, TypeError)]:
+        with pytest.raises(error, match=rf"n_features must be an integer >= 1, got {n!r}"):
+            winnow2_default_threshold(n)
 
 
 def test_winnow1_threshold_is_strict():

@@ -127,12 +127,28 @@ def test_proof_observables_counts_a_relevant_demotion():
     np.testing.assert_array_equal(trace.observed["relevant promotions"], [0, 2, 2, 2, 2])
 
 
-def test_proof_observables_fresh_per_run():
+def test_proof_observables_must_be_fresh_per_run():
+    """The docstring's hazard: the counting observables keep their state between runs.
+
+    Reusing one dictionary for a second run carries over the first run's m_i and demotions, and
+    compares the fresh learner's weights (all 1) with the first run's last ones (w_0 = 4), which
+    counts a spurious relevant demotion. The other observables read the learner only; a fresh
+    dictionary gives the first run's values again.
+    """
     observe = proof_observables(HAND_X, np.array([0]))
     first = run(Winnow2(3, 2.0, 3.0), HAND_X, HAND_Y, observe=observe, method="loop")
-    second = run(Winnow2(3, 2.0, 3.0), HAND_X, HAND_Y, observe=proof_observables(HAND_X, np.array([0])), method="loop")
+    reused = run(Winnow2(3, 2.0, 3.0), HAND_X, HAND_Y, observe=observe, method="loop")
+    fresh = run(Winnow2(3, 2.0, 3.0), HAND_X, HAND_Y, observe=proof_observables(HAND_X, np.array([0])), method="loop")
     for name in HAND_OBSERVED:
-        np.testing.assert_array_equal(first.observed[name], second.observed[name], err_msg=name)
+        np.testing.assert_array_equal(fresh.observed[name], first.observed[name], err_msg=name)
+    for name in ("Phi", "next score", "min weight", "max relevant weight"):
+        np.testing.assert_array_equal(reused.observed[name], first.observed[name], err_msg=name)
+    carried = first.observed["relevant promotions"][-1]
+    assert carried == 2
+    for name in ("relevant promotions", "max m_i"):
+        np.testing.assert_array_equal(reused.observed[name], first.observed[name] + carried, err_msg=name)
+    assert (first.observed["relevant demotions"] == 0).all()
+    assert (reused.observed["relevant demotions"] == 1).all()  # w_0: 4 at the end of the first run, 1 now
 
 
 @pytest.mark.parametrize("relevant", [np.array([], dtype=int), np.array([[0]]), np.array([0.5]), [True]])

@@ -1,4 +1,4 @@
-"""Tests for onlinelib.streams: random_stream, one_per_round_adversary, adaptive_adversary."""
+"""Tests for onlinelib.streams: random_stream, one_per_round_adversary, adaptive_adversary, ones_halfcube."""
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
@@ -22,6 +22,7 @@ from onlinelib import (
     singletons,
     thresholds,
 )
+from onlinelib.streams import ones_halfcube
 
 from examples import EIGHT
 
@@ -291,3 +292,46 @@ def test_property_random_stream_consistent(table, data):
     X, y = random_stream(cls, target, length, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1))))
     assert len(X) == length
     np.testing.assert_array_equal(y, np.where(table[target, X], 1, -1))
+
+
+# -- ones_halfcube (chapter 7's inner loop) -----------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 10])
+def test_ones_halfcube_rows_lie_in_the_positive_halfcube(n):
+    U = ones_halfcube(n, 500, np.random.default_rng(n))
+    assert U.shape == (500, n) and U.dtype == np.int8
+    assert set(np.unique(U)) <= {-1, 1}
+    assert (U.sum(axis=1) >= 0).all()
+    assert ones_halfcube(n, 0, np.random.default_rng(0)).shape == (0, n)
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_ones_halfcube_is_uniform(n):
+    """Odd n (flipped draws) and even n (redrawn draws): each positive vertex within 5 sigma of its share.
+
+    n = 3: the 4 vertices with at most one -1; n = 4: the 11 with at most two -1s (sum 4, 2 or 0).
+    """
+    draws = 40_000
+    U = ones_halfcube(n, draws, np.random.default_rng(11 + n))
+    vertices, counts = np.unique(U, axis=0, return_counts=True)
+    cube = np.array(np.meshgrid(*[[-1, 1]] * n)).reshape(n, -1).T
+    positive = cube[cube.sum(axis=1) >= 0]
+    assert len(vertices) == len(positive) == {3: 4, 4: 11}[n]
+    p = 1 / len(positive)
+    sigma = np.sqrt(draws * p * (1 - p))
+    assert np.all(np.abs(counts - draws * p) < 5 * sigma), counts
+
+
+def test_ones_halfcube_bad_input():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 1, got 0$"):
+        ones_halfcube(0, 5, rng)
+    with pytest.raises(TypeError, match=r"^n must be an integer >= 1, got 3\.0$"):
+        ones_halfcube(3.0, 5, rng)
+    with pytest.raises(ValueError, match=r"^size must be an integer >= 0, got -1$"):
+        ones_halfcube(3, -1, rng)
+    with pytest.raises(TypeError, match=r"^size must be an integer >= 0, got True$"):
+        ones_halfcube(3, True, rng)
+    with pytest.raises(TypeError, match=r"^rng must be a numpy.random.Generator, .*got int$"):
+        ones_halfcube(3, 5, 0)

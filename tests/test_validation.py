@@ -264,6 +264,43 @@ def test_check_int_and_check_real_are_check_scalar():
             call()
 
 
+@pytest.mark.parametrize("huge", [10**400, -(10**400), Fraction(10**400), Fraction(-(10**401), 3)])
+def test_check_scalar_real_too_large_for_a_float_is_a_value_error(huge):
+    """``float(value)`` overflows for these: the usual ValueError naming the argument, not OverflowError."""
+    with pytest.raises(ValueError, match=rf"^eta must be a finite real number in \(0, 1\], got {re_repr(huge)}$"):
+        check_scalar(huge, "eta", UNIT)
+    with pytest.raises(ValueError, match=rf"^x must be a finite real number > 0, got {re_repr(huge)}$"):
+        check_real(huge, "x", 0)
+    with pytest.raises(ValueError, match=rf"^x must be a finite real number, got {re_repr(huge)}$"):
+        check_real(huge, "x")
+    assert check_int(10**400, "n", 1) == 10**400  # integers have no such limit
+
+
+@pytest.mark.parametrize("low, high", [(None, None), (1, None), (None, 5), (1, 5), (3, 3)])
+def test_check_int_fast_path_agrees_with_check_scalar(low, high):
+    """check_int skips building an Interval for plain ints in range; the result and errors are unchanged."""
+    for value in (-1, 0, 1, 2, 3, 5, 6, 10**20):
+        domain = Interval(int, low, high)
+        if value in domain:
+            assert check_int(value, "n", low, high) == check_scalar(value, "n", domain) == value
+        else:
+            with pytest.raises(ValueError, match=rf"^n must be an integer {re.escape(str(domain))}, got {value}$"):
+                check_int(value, "n", low, high)
+
+
+@pytest.mark.parametrize("low", [None, 0, 0.0, 1.0, -2])
+@pytest.mark.parametrize("strict", [True, False])
+def test_check_real_fast_path_agrees_with_check_scalar(low, strict):
+    domain = Interval(float, low, None, "neither" if strict else "left")
+    for value in (-3.0, -2.0, -0.0, 0.0, 0.5, 1.0, 1e300, math.nan, math.inf, -math.inf):
+        if math.isfinite(value) and value in domain:
+            out = check_real(value, "x", low, strict=strict)
+            assert out == value and type(out) is float
+        else:
+            with pytest.raises(ValueError, match=r"^x must be a finite real number"):
+                check_real(value, "x", low, strict=strict)
+
+
 # -- labels ---------------------------------------------------------------------------------
 
 

@@ -26,10 +26,10 @@ from ..bounds import (
     wma_bound,
     wma_bound_standard,
 )
-from ..experts import check_expert_stream, weighted_majority_run
+from ..experts import check_eta, check_expert_stream, weighted_majority_run
 from ..plotting import BOUND_STYLES
 from ..streams import iid_experts, planted_best_expert
-from ..validation import Interval, check_int, check_rng, check_scalar
+from ..validation import check_int, check_rng
 
 __all__ = [
     "STREAM_KINDS",
@@ -73,9 +73,8 @@ def expert_stream(
         raise ValueError(f"kind must be one of {STREAM_KINDS}, got {kind!r}")
     n = check_int(n_experts, "n_experts", 1, MAX_EXPERTS)
     T = check_int(horizon, "horizon", 1, MAX_HORIZON)
-    eta = check_scalar(
-        eta, "eta", Interval(float, 0, 1, "neither"),
-        why="with eta = 1, Halving, every expert of these streams eventually has weight 0",
+    eta = check_eta(
+        eta, closed="neither", why="with eta = 1, Halving, every expert of these streams eventually has weight 0"
     )
     rng = check_rng(rng)
     if kind == "iid":

@@ -30,7 +30,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..hardness import (
-    CONVENTIONS,
+    check_convention,
+    check_weights,
     constant_weight_family,
     theorem4_condition,
     theorem4_max_size,
@@ -41,7 +42,7 @@ from ..hardness import (
 from ..kernels import BooleanKernel, KernelPerceptron, monotone_monomials
 from ..plotting import axes_row
 from ..protocol import Trace, run
-from ..validation import check_boolean_rows, check_int, check_labels, check_rng
+from ..validation import check_boolean_rows, check_int, check_labels, check_real, check_rng
 
 __all__ = [
     "MAX_FAMILY_SIZE",
@@ -59,19 +60,6 @@ __all__ = [
 MAX_VARIABLES = 128
 #: The largest family the experiment builds (the run costs about size^2 kernel values).
 MAX_FAMILY_SIZE = 4096
-
-
-def _check_n_a_b(n: Any, a: Any, b: Any) -> tuple[int, int, int]:
-    """2 <= n <= MAX_VARIABLES, 1 <= a <= n - 1 (every set is a negative example), 0 <= b <= a - 1."""
-    n = check_int(n, "n", 2, MAX_VARIABLES)
-    a = check_int(a, "a", 1, n - 1)
-    return n, a, check_int(b, "b", 0, a - 1)
-
-
-def _check_convention(convention: Any) -> str:
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
-    return convention
 
 
 # -- Theorem 4 ----------------------------------------------------------------------------
@@ -128,9 +116,9 @@ def theorem4_experiment(
     ValueError
         If an argument is out of range or the convention is unknown.
     """
-    n, a, b = _check_n_a_b(n, a, b)
+    n, a, b = check_weights(n, a, b, max_n=MAX_VARIABLES)
     rng = check_rng(rng)
-    convention = _check_convention(convention)
+    convention = check_convention(convention)
     t_max = theorem4_max_size(a, b, convention)
     if size is None:
         size = min(t_max, MAX_FAMILY_SIZE)
@@ -176,10 +164,11 @@ def explorer_size(n: int, a: int, b: int, factor: float, convention: str = "nonn
     """The family size the explorer asks for: ``factor`` times the largest t of the condition.
 
     Chapter 6, Theorem 4: ``ceil(factor * theorem4_max_size(a, b, convention))``, at least 1
-    and at most MAX_FAMILY_SIZE.
+    and at most MAX_FAMILY_SIZE. ``factor`` must be a finite real number > 0.
     """
-    n, a, b = _check_n_a_b(n, a, b)
-    t_max = theorem4_max_size(a, b, _check_convention(convention))
+    n, a, b = check_weights(n, a, b, max_n=MAX_VARIABLES)
+    factor = check_real(factor, "factor", 0)
+    t_max = theorem4_max_size(a, b, check_convention(convention))
     return int(min(MAX_FAMILY_SIZE, max(1, math.ceil(factor * t_max))))
 
 

@@ -25,11 +25,11 @@ import scipy.sparse as sp
 
 from ..adversaries import beam_adversary
 from ..bounds import notes_winnow_bound, winnow2_bound
-from ..linear import Perceptron, Winnow2
+from ..linear import Perceptron, Winnow2, winnow2_default_threshold
 from ..plotting import BOUND_LABELS, BOUND_STYLES
 from ..protocol import run
 from ..streams import disjunction_stream
-from ..validation import Interval, check_int, check_rng, check_scalar
+from ..validation import Interval, check_int, check_real, check_rng, check_scalar
 
 __all__ = [
     "RUN_NAMES",
@@ -42,9 +42,6 @@ __all__ = [
 
 #: Bernoulli densities: probabilities strictly between 0 and 1.
 DENSITY = Interval(float, 0, 1, "neither")
-#: Winnow's factor alpha > 1 and threshold theta > 0 (default N, as in ``Winnow2``).
-ALPHA = Interval(float, 1, None, "neither")
-THETA = Interval(float, 0, None, "neither")
 
 
 def bernoulli_rows(n_rows: int, n_features: int, density: float, rng: np.random.Generator) -> sp.csr_matrix:
@@ -119,8 +116,8 @@ def race(
     length = check_int(length, "length", 1)
     chunk = check_int(chunk, "chunk", 1)
     rng = check_rng(rng)
-    alpha = check_scalar(alpha, "alpha", ALPHA)
-    theta = float(n) if theta is None else check_scalar(theta, "theta", THETA)
+    alpha = check_real(alpha, "alpha", 1)
+    theta = winnow2_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
     p = 1 - 2 ** (-1 / k) if density is None else check_scalar(density, "density", DENSITY)
     relevant = np.sort(rng.choice(n, size=k, replace=False))
     winnow, perceptron = Winnow2(n, alpha, theta), Perceptron(n, bias=True)
@@ -185,8 +182,8 @@ def compare_winnow(
     """
     n = check_int(n_features, "n_features", 1, 4096)
     k = check_int(n_relevant, "n_relevant", 1, n)
-    alpha = check_scalar(alpha, "alpha", ALPHA)
-    theta = float(n) if theta is None else check_scalar(theta, "theta", THETA)
+    alpha = check_real(alpha, "alpha", 1)
+    theta = winnow2_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
     if theta < 1:
         raise ValueError(f"theta must be at least 1 (the bound needs log_alpha theta >= 0), got {theta}")
     rng = check_rng(rng)

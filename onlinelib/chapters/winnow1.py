@@ -23,7 +23,7 @@ from ..linear import Elimination, Winnow1, winnow1_default_threshold
 from ..plotting import LEARNER_COLORS
 from ..protocol import run
 from ..streams import disjunction_stream
-from ..validation import Interval, check_int, check_rng, check_scalar
+from ..validation import Interval, check_int, check_real, check_rng, check_scalar
 
 __all__ = [
     "STREAMS",
@@ -174,9 +174,7 @@ def compare_winnow1(
     """
     n = check_int(n, "n", 2, MAX_FEATURES)
     k = check_int(k, "k", 1, n)
-    if theta is None:
-        theta = winnow1_default_threshold(n)
-    theta = check_scalar(theta, "theta", Interval(float, 0, None, "neither"))
+    theta = winnow1_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
     if stream not in STREAMS:
         raise ValueError(f"stream must be one of {STREAMS}, got {stream!r}")
     rng = check_rng(rng)
