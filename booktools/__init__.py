@@ -3,7 +3,8 @@
 Run from the repository root as ``python -m booktools COMMAND``; ``python -m booktools --help``
 lists the commands. Each module also has a ``main(argv)`` that tests call directly.
 
-- ``grade``: grades a folder of submitted notebooks (``grade``, ``grade_sandbox``, ``grade_worker``);
+- ``grade``: grades a folder of submitted notebooks (``grade``, ``judge``, ``grade_sandbox``,
+  ``grade_worker``, and ``checks``, the hidden tests' engine);
 - ``student-edition``: strips solutions and lecturer-only material, builds the student edition;
 - ``pdf``: prints the built book into one PDF;
 - ``browser-check``: opens every built page in headless Chromium (offline, axe, screenshots);

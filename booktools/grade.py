@@ -4,7 +4,7 @@ Usage::
 
     python -m booktools grade SUBMISSIONS --assignment NAME --out scores.csv \\
         [--timeout 60] [--memory-mb 1024] [--max-output-kb 256] [--jobs 1] \\
-        [--feedback-dir DIR] [--unsafe-no-sandbox]
+        [--judge-memory-mb 1024] [--feedback-dir DIR] [--regrade-errors] [--unsafe-no-sandbox]
     python -m booktools grade --write-public-checks [--check]
 
 **Two processes, data between them.** Each submission runs in its own sandboxed worker
@@ -28,7 +28,19 @@ is up, the whole sandbox dies, children and ``setsid`` daemons included. Without
 bubblewrap (Debian package ``bubblewrap``) the grader stops, unless
 ``--unsafe-no-sandbox`` is given (the same protocol, but with your own rights).
 
-**Every file gets a row.** SUBMISSIONS is searched recursively, symbolic links are not
+**One submission costs only its own row.** The grader's own work on a submission (the sandbox,
+the requests, decoding and comparing the replies, the hidden tests) runs in a judge process of its
+own (``booktools/judge.py``), under the submission's deadline and a memory budget
+(``--judge-memory-mb``). Before the first submission a small notebook of the grader's own goes
+through the whole pipeline; if it fails, the run stops having graded nothing. A failure of the
+grader itself (the worker died before the student's first cell, the hidden tests raised) is
+retried once and then recorded as ``grader-error``, never as the student's zero: the run lists
+those rows ("regrade these") and exits with status 3, and ``--regrade-errors`` grades only them
+again, keeping every other row of OUT and its feedback file. Feedback is scrubbed of the paths of
+this machine (repository, Python, home, temporary folders).
+
+**Every file gets a row.** SUBMISSIONS is searched without recursion (at most 32 folders deep and
+20,000 entries; one "skipped" row stands for what is left out), symbolic links are not
 followed, and every entry gets a row written as soon as it is graded: notebooks
 (``.ipynb`` and MyST ``.md``) are graded; symbolic links, special files, files over
 ``--max-notebook-mb``, files that are not UTF-8 and non-Python notebooks are rejected
@@ -39,7 +51,7 @@ one Markdown file per submission with each check, its points and its message.
 
 The CSV has the columns ``submission, score, max_score, status, feedback``; status is one
 of graded, forbidden, timeout, memory, output, syntax_error, error, missing, crashed,
-protocol, unreadable, rejected, skipped. Before grading, the reference solution is graded
+protocol, unreadable, rejected, skipped, grader-error. Before grading, the reference solution is graded
 in this process and must get full marks; its score is every row's ``max_score``.
 
 ``--write-public-checks`` records each assignment's public checks (the hidden file's
@@ -51,7 +63,8 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
-import importlib.util
+import dataclasses
+import hashlib
 import itertools
 import json
 import os
@@ -65,35 +78,20 @@ import time
 from pathlib import Path
 
 from booktools import grade_sandbox as sandbox
+from booktools.judge import GRADER_ERROR, JudgeConfig, load_hidden, run_judge
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
 HIDDEN_DIR = ASSIGNMENTS / "lecturer"
 STATUSES = ("graded", "forbidden", "timeout", "memory", "output", "syntax_error", "error", "missing", "crashed",
-            "protocol", "unreadable", "rejected", "skipped")
+            "protocol", "unreadable", "rejected", "skipped", GRADER_ERROR)
+MAX_DEPTH = 32  # folders below SUBMISSIONS searched; a deeper folder gets one "skipped" row
+MAX_ENTRIES = 20_000  # entries listed in all; past that, one "skipped" row for the rest
 FIELDS = ["submission", "score", "max_score", "status", "feedback"]
 NOTEBOOK_SUFFIXES = (".ipynb", ".md")
 
 
 # -- the hidden tests ---------------------------------------------------------------------
-
-
-def load_hidden(path: Path):
-    """Import a hidden-tests file and check that it defines FUNCTION, KIND, REFERENCE, FORBIDDEN and grade.
-
-    A hidden-tests file is the lecturer's, in any folder (``--hidden-dir``), not a module of a
-    package: it is imported from its path, as pytest imports a test file. The tests load them
-    through this function too.
-    """
-    spec = importlib.util.spec_from_file_location(f"_hidden_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    for name in ("FUNCTION", "KIND", "REFERENCE", "FORBIDDEN", "grade"):
-        if not hasattr(module, name):
-            raise SystemExit(f"{path} must define {name}")
-    if module.KIND not in ("learner", "function"):
-        raise SystemExit(f"{path}: KIND must be 'learner' or 'function', got {module.KIND!r}")
-    return module
 
 
 def hidden_path(assignment: str, hidden_dir: Path) -> Path:
@@ -112,9 +110,9 @@ def public_checks_path(assignment: str, assignments: Path = ASSIGNMENTS) -> Path
 
 def public_checks_text(hidden) -> str:
     """The public-checks file of one assignment, recorded from its reference."""
-    from onlinelib import grading
+    from booktools.checks import record_public_checks
 
-    data = grading.record_public_checks(hidden.REFERENCE, **hidden.public_checks())
+    data = record_public_checks(hidden.REFERENCE, **hidden.public_checks())
     return json.dumps(data, indent=None, separators=(",", ":"), allow_nan=True) + "\n"
 
 
@@ -166,17 +164,32 @@ def _fmt(value: float) -> str:
 # -- finding the submissions -------------------------------------------------------------------
 
 
-def find_submissions(folder: Path) -> list[tuple[str, Path, tuple[str, str] | None]]:
-    """Every entry under ``folder``: (name, path, None to grade it, or (status, reason)). Symlinks are not followed."""
-    found = []
+def find_submissions(folder: Path, max_depth: int = MAX_DEPTH,
+                     max_entries: int = MAX_ENTRIES) -> list[tuple[str, Path, tuple[str, str] | None]]:
+    """Every entry under ``folder``: (name, path, None to grade it, or (status, reason)).
 
-    def walk(directory: Path, prefix: str) -> None:
+    Symbolic links are not followed. The walk is iterative and bounded: a folder nested deeper
+    than ``max_depth`` gets one "skipped" row instead of being searched, and after
+    ``max_entries`` entries one "skipped" row stands for the rest of the folder being listed
+    (a cloned classroom repository can hold anything).
+    """
+    found: list[tuple[str, Path, tuple[str, str] | None]] = []
+    stack = [(folder, "", 0)]
+    while stack:
+        directory, prefix, depth = stack.pop()
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            with os.scandir(directory) as listing:
+                entries = list(itertools.islice(listing, max_entries - len(found) + 1))
         except OSError as exc:
             found.append((prefix or ".", directory, ("rejected", f"cannot list the folder: {exc.strerror}")))
-            return
-        for entry in entries:
+            continue
+        if len(found) + len(entries) > max_entries:
+            found.append((prefix or "./", directory, (
+                "skipped", f"more than {max_entries} entries in the submissions folder: the rest of this "
+                           "folder and any folder after it were not searched")))
+            break
+        subfolders = []
+        for entry in sorted(entries, key=lambda e: e.name):
             name = prefix + entry.name
             path = Path(entry.path)
             if entry.is_symlink():
@@ -184,8 +197,10 @@ def find_submissions(folder: Path) -> list[tuple[str, Path, tuple[str, str] | No
             elif entry.is_dir(follow_symlinks=False):
                 if entry.name.startswith("."):
                     found.append((name + "/", path, ("skipped", "a hidden folder, not searched")))
+                elif depth + 1 > max_depth:
+                    found.append((name + "/", path, ("skipped", f"nested more than {max_depth} folders deep, not searched")))
                 else:
-                    walk(path, name + "/")
+                    subfolders.append((path, name + "/", depth + 1))
             elif not entry.is_file(follow_symlinks=False):
                 found.append((name, path, ("rejected", "not a regular file")))
             elif entry.name.startswith("."):
@@ -194,8 +209,7 @@ def find_submissions(folder: Path) -> list[tuple[str, Path, tuple[str, str] | No
                 found.append((name, path, ("skipped", "not a notebook (.ipynb or .md)")))
             else:
                 found.append((name, path, None))
-
-    walk(folder, "")
+        stack.extend(reversed(subfolders))
     return found
 
 
@@ -233,78 +247,105 @@ def read_notebook(path: Path, max_bytes: int) -> tuple[bytes | None, tuple[str, 
 # -- grading one submission -----------------------------------------------------------------------
 
 _COUNTER = itertools.count()
+PROBE_NOTEBOOK = {
+    "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": "from __future__ import annotations\nimport numpy as np\nimport onlinelib"},
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": "def grader_probe(n: int) -> list:\n    return [n, 2.5, 'ok', np.arange(3)]"},
+    ],
+    "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+    "nbformat": 4, "nbformat_minor": 5,
+}
 
 
 class Grader:
     """Everything one grading run shares: the hidden tests, the library copy and the limits."""
 
-    def __init__(self, hidden, assignment: str, library: Path, args, bwrap: str | None, max_score: float):
-        self.hidden, self.assignment, self.library, self.args = hidden, assignment, library, args
-        self.bwrap, self.max_score = bwrap, max_score
+    def __init__(self, hidden_file: Path, assignment: str, library: Path, args, bwrap: str | None, max_score: float):
+        self.assignment, self.library, self.args, self.bwrap = assignment, library, args, bwrap
         self.public = public_checks_path(assignment, args.assignments_dir)
         self.limits = {
             "memory_mb": args.memory_mb, "cpu_seconds": int(args.timeout) + 5, "file_mb": 16,
             "processes": args.max_processes, "tmpfs_mb": 64, "output_bytes": args.max_output_kb * 1024,
             "reply_bytes": 4 * 2**20, "timeout": args.timeout,
         }
+        self.config = JudgeConfig(hidden_file, assignment, library, self.limits, bwrap, max_score,
+                                  args.judge_memory_mb)
+
+    def _box(self, data: bytes, suffix: str) -> Path:
+        """A fresh private folder holding the notebook as ``submission/submission<suffix>`` and the public checks."""
+        box = Path(tempfile.mkdtemp(prefix="grade-"))  # 0700: only the grader reaches into it
+        inner = box / "submission"
+        inner.mkdir(mode=0o755)
+        inner.chmod(0o755)
+        notebook = inner / ("submission" + suffix)
+        notebook.write_bytes(data)
+        notebook.chmod(0o644)
+        if self.public.is_file():
+            shutil.copyfile(self.public, inner / self.public.name)
+            (inner / self.public.name).chmod(0o644)
+        return box
+
+    def _cgroup_name(self) -> str:
+        return f"{sandbox.CgroupLimits.PREFIX}{os.getpid()}-{next(_COUNTER)}"
+
+    def check_environment(self) -> None:
+        """Run a known notebook through the whole pipeline before any submission; stop the run if it fails.
+
+        A grader that cannot run notebooks (a Python without jupytext or IPython, a broken
+        sandbox, a library that does not import) would otherwise give every student 0.
+        """
+        box = self._box(json.dumps(PROBE_NOTEBOOK).encode("utf-8"), ".ipynb")
+        probe = None
+        try:
+            probe = sandbox.Sandbox(box / "submission", self.library, dict(self.limits, timeout=max(60.0, self.args.timeout)),
+                                    time.monotonic() + max(60.0, self.args.timeout), bwrap=self.bwrap,
+                                    name=self._cgroup_name())
+            where = "/submission/submission.ipynb" if self.bwrap else str(box / "submission" / "submission.ipynb")
+            outcome = probe.run_notebook(where, "grader_probe", "function")
+            if outcome["status"] != "ok":
+                raise SystemExit(f"the grader cannot run notebooks here, so nothing was graded: its own test "
+                                 f"notebook got {outcome['status']}: {sandbox._clean(outcome.get('reason', ''), 400)}")
+            value = probe.value(outcome)(4)
+            if not (isinstance(value, list) and value[:3] == [4, 2.5, "ok"] and list(value[3]) == [0, 1, 2]):
+                raise SystemExit(f"the grader cannot run notebooks here, so nothing was graded: its test "
+                                 f"notebook returned {sandbox._clean(repr(value), 200)}")
+        except (sandbox.SandboxFailure, sandbox.RemoteError) as failure:
+            raise SystemExit(f"the grader cannot run notebooks here, so nothing was graded: its own test notebook "
+                             f"failed ({getattr(failure, 'status', 'error')}): {sandbox._clean(failure, 400)}") from None
+        finally:
+            if probe is not None:
+                probe.close()
+            shutil.rmtree(box, ignore_errors=True)
 
     def grade(self, name: str, path: Path) -> dict:
-        """Grade one notebook; its row (with the checks for the feedback file). Never raises but for ^C."""
+        """Grade one notebook; its row (with the checks for the feedback file). Never raises but for ^C.
+
+        The grading runs in a judge process (``booktools/judge.py``). A ``grader-error`` (the
+        worker died before the student's code ran, or the grader itself failed) is retried once.
+        """
         row = {"submission": name, "score": 0.0, "status": "", "feedback": "", "checks": []}
         data, problem = read_notebook(path, self.args.max_notebook_mb * 2**20)
         if problem:
             row["status"], row["feedback"] = problem
             return row
-        box = Path(tempfile.mkdtemp(prefix="grade-"))  # 0700: only the grader reaches into it
-        try:
-            inner = box / "submission"
-            inner.mkdir(mode=0o755)
-            inner.chmod(0o755)
-            notebook = inner / ("submission" + path.suffix)
-            notebook.write_bytes(data)
-            notebook.chmod(0o644)
-            if self.public.is_file():
-                shutil.copyfile(self.public, inner / self.public.name)
-                (inner / self.public.name).chmod(0o644)
-            return self._run(row, inner, notebook.name)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # a fault of the grader itself must not cost the other rows
-            row.update(status="crashed", score=0.0, feedback=f"the grader failed on this submission: "
-                       f"{type(exc).__name__}: {sandbox._clean(exc, 200)}")
-            return row
-        finally:
-            shutil.rmtree(box, ignore_errors=True)
-
-    def _run(self, row: dict, inner: Path, notebook: str) -> dict:
-        deadline = time.monotonic() + self.args.timeout
-        box = None
-        try:
-            box = sandbox.Sandbox(inner, self.library, self.limits, deadline, bwrap=self.bwrap,
-                                  name=f"{sandbox.CgroupLimits.PREFIX}{os.getpid()}-{next(_COUNTER)}")
-            where = f"/submission/{notebook}" if self.bwrap else str(inner / notebook)
-            outcome = box.run_notebook(where, self.hidden.FUNCTION, self.hidden.KIND)
-            if outcome["status"] != "ok":
-                status = outcome["status"] if outcome["status"] in STATUSES else "error"
-                row.update(status=status, feedback=sandbox._clean(outcome.get("reason", ""), 400))
-            else:
-                student = box.value(outcome)
-                report = self.hidden.grade(student)
-                score, _ = report.clamp()
-                row.update(status="graded", score=min(score, self.max_score), feedback=report.feedback(),
-                           checks=report.checks)
-        except sandbox.SandboxFailure as failure:
-            row.update(status=failure.status, score=0.0, feedback=failure.reason)
-        except Exception as exc:  # the hidden tests stopped on something the student's code returned
-            row.update(status="error", score=0.0,
-                       feedback=f"the hidden tests stopped: {type(exc).__name__}: {sandbox._clean(exc, 300)}")
-        finally:
-            if box is not None:
-                box.close()
-        if box is not None and box.forbidden:
-            names = ", ".join(box.forbidden[:3])
-            row.update(status="forbidden", score=0.0, checks=[],
-                       feedback=f"uses {names}, which assignment {self.assignment!r} asks you to write yourself")
+        for attempt in (1, 2):
+            box = None
+            try:
+                box = self._box(data, path.suffix)
+                row.update(run_judge(self.config, box / "submission", "submission" + path.suffix, self._cgroup_name()))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # a fault of the grader itself must not cost the other rows
+                row.update(status=GRADER_ERROR, score=0.0, checks=[],
+                           feedback=f"the grader failed on this submission: {type(exc).__name__}: {sandbox._clean(exc, 200)}")
+            finally:
+                if box is not None:
+                    shutil.rmtree(box, ignore_errors=True)
+            if row["status"] != GRADER_ERROR:
+                return row
+        row["feedback"] = f"{row['feedback']} (tried twice; not the student's fault: regrade with --regrade-errors)"
         return row
 
 
@@ -325,28 +366,71 @@ def feedback_markdown(row: dict, max_score: float, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def feedback_name(submission: str, taken: set) -> str:
+def feedback_name(submission: str) -> str:
+    """The feedback file's name: the submission's path made safe, with a short hash when that changed it.
+
+    The same submission always gets the same name (``--regrade-errors`` rewrites only its file),
+    and two submissions never share one.
+    """
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", submission.replace("/", "__")).strip("._") or "submission"
-    name, i = base[:120] + ".md", 2
-    while name in taken:
-        name, i = f"{base[:120]}-{i}.md", i + 1
-    taken.add(name)
-    return name
+    if base != submission or len(base) > 120:
+        base = f"{base[:120]}-{hashlib.sha256(submission.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
+    return base + ".md"
+
+
+def host_paths() -> list[tuple[str, str]]:
+    """Paths of this machine that feedback must not show, each with its neutral stand-in (longest first)."""
+    places = {
+        str(ROOT): "<repository>", os.path.realpath(ROOT): "<repository>",
+        sys.prefix: "<python>", os.path.realpath(sys.prefix): "<python>",
+        sys.base_prefix: "<python>", os.path.realpath(sys.base_prefix): "<python>",
+        str(Path.home()): "<home>", tempfile.gettempdir(): "<tmp>", os.path.realpath(tempfile.gettempdir()): "<tmp>",
+    }
+    system = {"", "/", "/usr", "/usr/local", "/tmp"}
+    return sorted(((path, label) for path, label in places.items() if path.rstrip("/") not in system),
+                  key=lambda item: -len(item[0]))
+
+
+_HOST_PATHS = host_paths()
+_TEMPORARY = re.compile(r"/(?:tmp|var/tmp)/grade-[A-Za-z0-9_]+")
+
+
+def scrub(text: str) -> str:
+    """``text`` with the paths of this machine (repository, Python, home, temporary folders) replaced.
+
+    The sandbox shows the submission only neutral paths; this is the last line of defence for
+    anything that reaches the feedback anyway.
+    """
+    text = _TEMPORARY.sub("<tmp>", str(text))
+    for path, label in _HOST_PATHS:
+        text = text.replace(path, label)
+    return text
+
+
+def scrubbed(row: dict) -> dict:
+    """The row with its feedback and every check's message scrubbed of this machine's paths."""
+    checks = [dataclasses.replace(c, name=scrub(c.name), message=scrub(c.message)) for c in row.get("checks", [])]
+    return dict(row, feedback=scrub(row["feedback"]), checks=checks)
 
 
 class Rows:
-    """Writes each row to the CSV (and its feedback file) as soon as it is graded."""
+    """Writes each row to the CSV (and its feedback file) as soon as it is graded.
 
-    def __init__(self, out: Path, feedback_dir: Path, max_score: float, title: str):
+    ``kept`` rows (``--regrade-errors``: the rows of the last run that are not regraded) go into
+    the CSV as they are, and their feedback files are left alone.
+    """
+
+    def __init__(self, out: Path, feedback_dir: Path, max_score: float, title: str, kept: list[dict] = ()):
         self.out, self.feedback_dir, self.max_score, self.title = out, feedback_dir, max_score, title
-        self.rows: list[dict] = []
+        self.rows: list[dict] = list(kept)
         self.lock = threading.Lock()
-        self.names: set = set()
         out.parent.mkdir(parents=True, exist_ok=True)
         feedback_dir.mkdir(parents=True, exist_ok=True)
         self.file = open(out, "w", newline="", encoding="utf-8")
         self.writer = csv.DictWriter(self.file, fieldnames=FIELDS, extrasaction="ignore")
         self.writer.writeheader()
+        for row in self.rows:
+            self.writer.writerow(self.cells(row))
         self.file.flush()
 
     def cells(self, row: dict) -> dict:
@@ -354,11 +438,12 @@ class Rows:
                 "max_score": _fmt(self.max_score), "status": row["status"], "feedback": csv_cell(row["feedback"])}
 
     def add(self, row: dict) -> None:
+        row = scrubbed(row)
         with self.lock:
             self.rows.append(row)
             self.writer.writerow(self.cells(row))
             self.file.flush()
-            path = self.feedback_dir / feedback_name(row["submission"], self.names)
+            path = self.feedback_dir / feedback_name(row["submission"])
             path.write_text(feedback_markdown(row, self.max_score, self.title), encoding="utf-8")
             print(f"  {printable(row['submission'])}: {_fmt(row['score'])}/{_fmt(self.max_score)} [{row['status']}]",
                   file=sys.stderr, flush=True)
@@ -374,6 +459,18 @@ class Rows:
             for row in self.rows:
                 writer.writerow(self.cells(row))
         os.replace(tmp, self.out)
+
+
+def read_previous_rows(out: Path) -> list[dict]:
+    """The rows of an earlier run's CSV (``--regrade-errors``), with the submission names as graded."""
+    if not out.is_file():
+        raise SystemExit(f"--regrade-errors needs the CSV of an earlier run, and {out} does not exist")
+    with out.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames != FIELDS:
+            raise SystemExit(f"{out} is not a grades file of this grader (its columns are {reader.fieldnames})")
+        return [{"submission": row["submission"], "score": float(row["score"]), "status": row["status"],
+                 "feedback": row["feedback"], "checks": []} for row in reader]
 
 
 # -- the command line -------------------------------------------------------------------------------
@@ -394,6 +491,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-notebook-mb", type=int, default=16, help="largest notebook file graded (default 16)")
     parser.add_argument("--max-processes", type=int, default=16, help="processes and threads per submission (default 16)")
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
+    parser.add_argument("--judge-memory-mb", type=int, default=1024,
+                        help="memory for the grader's own work on one submission's replies (default 1024)")
+    parser.add_argument("--regrade-errors", action="store_true",
+                        help="regrade only the rows of OUT (an earlier run) whose status is grader-error")
     parser.add_argument("--hidden-dir", type=Path, default=HIDDEN_DIR, help="where NAME_hidden.py lives")
     parser.add_argument("--assignments-dir", type=Path, default=ASSIGNMENTS, help="where NAME_public.json lives")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
@@ -410,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.timeout <= 0:
         parser.error(f"--timeout must be positive, got {args.timeout}")
     for option, low in (("memory_mb", 256), ("max_output_kb", 1), ("max_notebook_mb", 1), ("max_processes", 4),
-                        ("jobs", 1)):
+                        ("jobs", 1), ("judge_memory_mb", 256)):
         if getattr(args, option) < low:
             parser.error(f"--{option.replace('_', '-')} must be at least {low}, got {getattr(args, option)}")
     if not args.submissions.is_dir():
@@ -437,17 +538,25 @@ def main(argv: list[str] | None = None) -> int:
     entries = find_submissions(args.submissions)
     if not entries:
         raise SystemExit(f"{args.submissions} is empty")
+    kept = []
+    if args.regrade_errors:
+        previous = read_previous_rows(args.out)
+        again = {row["submission"] for row in previous if row["status"] == GRADER_ERROR}
+        kept = [row for row in previous if row["submission"] not in again]
+        entries = [entry for entry in entries if csv_cell(entry[0]) in again]
+        print(f"regrading the {len(entries)} row(s) of {args.out} with status {GRADER_ERROR}", file=sys.stderr)
     feedback_dir = args.feedback_dir or args.out.with_name(args.out.stem + "_feedback")
     title = getattr(hidden, "TITLE", args.assignment)
     work = Path(tempfile.mkdtemp(prefix="grade-library-"))
     try:
         removed = sandbox.assignment_library(hidden.FORBIDDEN, args.assignment, work / "lib")
-        grader = Grader(hidden, args.assignment, work / "lib", args, bwrap, max_score)
+        grader = Grader(hidden_file, args.assignment, work / "lib", args, bwrap, max_score)
+        grader.check_environment()
         print(f"grading {sum(e[2] is None for e in entries)} notebook(s) of {args.assignment!r} "
               f"(max score {_fmt(max_score)}, timeout {args.timeout:g} s, memory {args.memory_mb} MB, "
               f"output {args.max_output_kb} KB, {'UNSAFE: no sandbox' if bwrap is None else 'sandbox: bubblewrap'}; "
               f"removed for the students: {', '.join(f'{m} ({n})' for m, n in removed.items())})", file=sys.stderr)
-        rows = Rows(args.out, feedback_dir, max_score, title)
+        rows = Rows(args.out, feedback_dir, max_score, title, kept)
         for name, path, problem in entries:
             if problem is not None:
                 rows.add({"submission": name, "score": 0.0, "status": problem[0], "feedback": problem[1], "checks": []})
@@ -465,12 +574,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    width = min(60, max(len(printable(r["submission"])) for r in rows.rows))
+    width = min(60, max([len(printable(r["submission"])) for r in rows.rows] + [10]))
     print(f"{'submission':{width}s}  {'score':>7s}  {'status':12s}  feedback")
     for r in rows.rows:
         score = f"{_fmt(r['score'])}/{_fmt(max_score)}"
         print(f"{printable(r['submission']):{width}s}  {score:>7s}  {r['status']:12s}  {printable(r['feedback'])}")
     print(f"wrote {args.out} and {len(rows.rows)} feedback files in {feedback_dir}", file=sys.stderr)
+    errors = [r["submission"] for r in rows.rows if r["status"] == GRADER_ERROR]
+    if errors:
+        print(f"regrade these ({len(errors)}: the grader failed, not the students; they have no score yet): "
+              f"{', '.join(printable(e) for e in errors)}\n  python -m booktools grade {args.submissions} "
+              f"--assignment {args.assignment} --out {args.out} --regrade-errors", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -46,12 +46,15 @@ class SandboxFailure(BaseException):
     """Ends the grading of one submission (timeout, output, crash, bad reply): status and reason.
 
     A BaseException, so that the hidden tests' ``except Exception`` around student calls
-    never turns it into an ordinary failed check.
+    never turns it into an ordinary failed check. ``infrastructure`` is True for a failure
+    before any of the student's code ran (the worker died or hung while importing the
+    libraries): the grader's fault, never the student's, so it is retried and then recorded
+    as ``grader-error``.
     """
 
-    def __init__(self, status: str, reason: str):
+    def __init__(self, status: str, reason: str, infrastructure: bool = False):
         super().__init__(reason)
-        self.status, self.reason = status, reason
+        self.status, self.reason, self.infrastructure = status, reason, infrastructure
 
 
 class RemoteError(Exception):
@@ -263,6 +266,15 @@ class CgroupLimits:
             stale.kill_all()
             stale.remove()
 
+    @classmethod
+    def remove_named(cls, name: str) -> None:
+        """Kill what is left in, and remove, the cgroups called ``name`` (a judge killed mid-way leaves them)."""
+        root = Path("/sys/fs/cgroup")
+        stale = cls.__new__(cls)
+        stale.dirs = [path for path in (root / name, root / "pids" / name, root / "memory" / name) if path.is_dir()]
+        stale.kill_all()
+        stale.remove()
+
     def __init__(self, name: str, processes: int, memory_bytes: int):
         self.dirs: list[Path] = []
         root = Path("/sys/fs/cgroup")
@@ -338,16 +350,40 @@ class CgroupLimits:
 # -- one sandboxed worker ------------------------------------------------------------------------------
 
 
-def _python_roots() -> list[str]:
-    """The folders the interpreter and its packages live in (bound read-only)."""
-    roots = {sys.prefix, sys.base_prefix, str(Path(sys.executable).resolve().parents[1])}
-    out = []
-    for root in sorted(roots, key=len):
-        root = os.path.realpath(root)
-        if root in ("/", "/usr") or any(root == r or root.startswith(r + "/") for r in out):
-            continue
-        out.append(root)
-    return out
+SANDBOX_PYTHON = "/grader/python"
+STARTING = "while starting (importing the libraries)"
+
+
+def python_mounts() -> tuple[list[tuple[str, str]], str, list[str]]:
+    """How the sandbox sees this Python: (bind mounts host -> sandbox, interpreter, site folders).
+
+    The interpreter's installation is bound at ``/grader/python`` and each site-packages
+    folder (a venv's included) at ``/grader/site-packages-N``, unless it lives under ``/usr``,
+    which the sandbox has at its own path. So no path of the lecturer's machine (a home
+    folder, the repository's ``.venv``) is a mount point or a module's ``__file__`` in the
+    sandbox. The worker runs with ``-I -S`` and adds the site folders itself.
+    """
+    import site
+
+    mounts: list[tuple[str, str]] = []
+
+    def place(host: str, neutral: str) -> str:
+        host = os.path.realpath(host)
+        if host == "/usr" or host.startswith("/usr/"):
+            return host
+        for source, target in mounts:
+            if host == source or host.startswith(source + "/"):
+                return target + host[len(source):]
+        mounts.append((host, neutral))
+        return neutral
+
+    base = os.path.realpath(sys.base_prefix)
+    executable = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    place(base, SANDBOX_PYTHON)
+    interpreter = place(executable, "/grader/python-bin/" + os.path.basename(executable))
+    sites = [place(path, f"/grader/site-packages-{i}")
+             for i, path in enumerate(site.getsitepackages()) if os.path.isdir(path)]
+    return mounts, interpreter, sites
 
 
 class Sandbox:
@@ -370,10 +406,12 @@ class Sandbox:
         self.limits, self.deadline = limits, deadline
         self.output = 0
         self.tail = b""
-        self.phase = "while starting (importing the libraries)"
+        self.phase = STARTING
         self.forbidden: list[str] = []
         self.ident = 0
         self.buffer = b""
+        self.scanned = 0  # bytes of the buffer already searched for a newline
+        self.pending = b""  # the part of the last request the worker has not read yet
         worker_limits = {k: limits[k] for k in ("memory_mb", "cpu_seconds", "file_mb", "processes", "reply_bytes")}
         env = {
             "PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
@@ -382,6 +420,7 @@ class Sandbox:
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
         }
         self.cgroups = None
+        self.sandboxed = bool(bwrap)
         if bwrap:
             command = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
                        "--cap-drop", "ALL", "--hostname", "sandbox",
@@ -395,11 +434,14 @@ class Sandbox:
             for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"):
                 if os.path.exists(path):
                     command += ["--ro-bind", path, path]
-            # /dev read-only: its shm folder would be a second, unlimited writable place
-            command += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+            # /dev read-only: its shm folder would be a second, unlimited writable place. No /proc:
+            # its mountinfo would name the host folders behind every bind mount (the repository,
+            # the venv, the temporary folders), and nothing the worker needs reads it.
+            command += ["--dev", "/dev", "--remount-ro", "/dev",
                         "--size", str(limits["tmpfs_mb"] * 2**20), "--perms", "1777", "--tmpfs", "/tmp"]
-            for root in _python_roots():
-                command += ["--ro-bind", root, root]
+            mounts, interpreter, worker_limits["site_dirs"] = python_mounts()
+            for host, inside in mounts:
+                command += ["--ro-bind", host, inside]
             command += ["--ro-bind", str(library), "/grader/lib", "--ro-bind", str(WORKER), "/grader/grade_worker.py",
                         "--ro-bind", str(box), "/submission", "--dir", "/tmp/work", "--chdir", "/tmp/work"]
             for extra in sorted(box.iterdir()):
@@ -407,7 +449,7 @@ class Sandbox:
                     command += ["--ro-bind", str(extra), f"/tmp/work/{extra.name}"]
             # bwrap's own root is a tmpfs too: read-only, so /tmp stays the only writable place
             command += ["--remount-ro", "/"]
-            command += ["--", sys.executable, "-I", "/grader/grade_worker.py", "/grader/lib", json.dumps(worker_limits)]
+            command += ["--", interpreter, "-I", "-S", "/grader/grade_worker.py", "/grader/lib", json.dumps(worker_limits)]
             self.cgroups = CgroupLimits(name, limits["processes"] + 8, (limits["memory_mb"] + limits["tmpfs_mb"]) * 2**20)
             env_outer = env
             if self.cgroups.dirs:
@@ -424,6 +466,7 @@ class Sandbox:
             command, cwd=self.cwd, env=env_outer, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True,
         )
+        os.set_blocking(self.proc.stdin.fileno(), False)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.proc.stdout, selectors.EVENT_READ, "reply")
         self.selector.register(self.proc.stderr, selectors.EVENT_READ, "output")
@@ -435,7 +478,12 @@ class Sandbox:
 
     # -- talking to the worker ---------------------------------------------------------------------
     def _fail(self, status: str, reason: str):
-        raise SandboxFailure(status, reason)
+        raise SandboxFailure(status, reason, infrastructure=not self.ready)
+
+    @property
+    def ready(self) -> bool:
+        """True once the worker has said it is ready: before that, no code of the student's has run."""
+        return self.phase != STARTING
 
     def _died(self):
         # the pipe closes a moment before the process is reaped: wait for it, so the reason names how it ended
@@ -446,6 +494,8 @@ class Sandbox:
         if self.cgroups is not None and self.cgroups.memory_exceeded():
             self._fail("memory", f"ran out of memory (the limit is {self.limits['memory_mb']} MB) {self.phase}")
         code = self.proc.returncode
+        if code is not None and code > 128 and self.sandboxed:
+            code = 128 - code  # bwrap's init passes on "killed by signal N" as exit status 128 + N
         if code is not None and code < 0:
             try:
                 how = f"was killed by {signal.Signals(-code).name}"
@@ -461,30 +511,43 @@ class Sandbox:
             how = "closed its connection to the grader"
         last = self.tail.decode("utf-8", "replace").strip().splitlines()
         detail = f"; last output: {_clean(last[-1], 200)}" if last else ""
-        self._fail("crashed", f"the submission {how} {self.phase}{detail}")
+        who = "the grader's worker" if not self.ready else "the submission"
+        self._fail("crashed", f"{who} {how} {self.phase}{detail}")
 
     def wait_for(self, ident):
-        """Read events and output until the reply to request ``ident`` (None: the ready event) arrives."""
+        """Send what is left of the request, and read events and output until the reply to request
+        ``ident`` (None: the ready event) arrives, all before the deadline.
+
+        The request is written without blocking, a piece at a time as the worker reads it: a
+        worker that stops reading (or shrinks its pipe) cannot make the grader wait past the
+        deadline. A reply is at most ``reply_bytes``; each byte is searched for the line's end once.
+        """
         while True:
-            newline = self.buffer.find(b"\n")
+            newline = self.buffer.find(b"\n", self.scanned)
             if newline >= 0:
-                line, self.buffer = self.buffer[:newline], self.buffer[newline + 1:]
+                line, self.buffer, self.scanned = self.buffer[:newline], self.buffer[newline + 1:], 0
                 message = self._parse(line)
                 if "event" in message:
                     self._event(message)
                     if ident is None and message["event"] == "ready":
                         return message
                     continue
-                if ident is not None and message.get("id") == ident:
+                if ident is not None and message.get("id") == ident and not self.pending:
                     return message
                 self._fail("protocol", "the submission wrote a reply the grader did not ask for")
+            self.scanned = len(self.buffer)
             if len(self.buffer) > self.limits["reply_bytes"]:
                 self._fail("protocol", f"a reply was longer than {self.limits['reply_bytes'] // 1024} KB {self.phase}")
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
-                self._fail("timeout", f"timed out after {self.limits['timeout']:g} s {self.phase}")
+                what = "waiting for the worker to start" if not self.ready else self.phase
+                self._fail("timeout", f"timed out after {self.limits['timeout']:g} s {what}")
+            self._watch_stdin()
             events = self.selector.select(timeout=min(remaining, 0.5))
             for key, _ in events:
+                if key.data == "request":
+                    self._send_some()
+                    continue
                 chunk = os.read(key.fileobj.fileno(), 65536)
                 if key.data == "output":
                     if not chunk:
@@ -498,6 +561,24 @@ class Sandbox:
                     if not chunk:
                         self._died()
                     self.buffer += chunk
+
+    def _watch_stdin(self) -> None:
+        """Watch the request pipe for room while a request is pending, and only then."""
+        registered = self.proc.stdin in self.selector.get_map() if self.proc.stdin else False
+        if self.pending and not registered:
+            self.selector.register(self.proc.stdin, selectors.EVENT_WRITE, "request")
+        elif not self.pending and registered:
+            self.selector.unregister(self.proc.stdin)
+
+    def _send_some(self) -> None:
+        try:
+            written = os.write(self.proc.stdin.fileno(), self.pending[:65536])
+        except BlockingIOError:
+            return
+        except OSError:  # the worker closed its end: it died, or is about to
+            self.pending = b""
+            self._died()
+        self.pending = self.pending[written:]
 
     def _parse(self, line: bytes) -> dict:
         try:
@@ -515,7 +596,9 @@ class Sandbox:
         return message
 
     def _event(self, message: dict) -> None:
-        if message["event"] == "cell" and isinstance(message.get("cell"), int):
+        if message["event"] == "ready":
+            self.phase = "while reading the notebook"
+        elif message["event"] == "cell" and isinstance(message.get("cell"), int):
             self.phase = f"in code cell {message['cell']}"
         elif message["event"] == "checks":
             self.phase = "during the hidden tests"
@@ -523,19 +606,16 @@ class Sandbox:
     def request(self, op: str, **fields) -> dict:
         self.ident += 1
         line = json.dumps({"id": self.ident, "op": op, **fields}, separators=(",", ":"), allow_nan=True) + "\n"
-        try:
-            self.proc.stdin.write(line.encode("utf-8"))
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._died()
+        self.pending = line.encode("utf-8")
         return self.wait_for(self.ident)
 
-    def run_notebook(self, notebook: str, function: str, kind: str = "function") -> dict:
+    def run_notebook(self, notebook: str, function: str, kind: str = "function", read_only: bool = False) -> dict:
         """Run the notebook; the outcome (status "ok" with a ref, or a status and a reason).
 
         ``kind`` "learner": what ``function`` returns (a learner) stays in the sandbox as a
-        RemoteRef; "function": it must return plain data."""
-        reply = self.request("run", notebook=notebook, function=function, kind=kind)
+        RemoteRef; "function": it must return plain data. ``read_only``: a call of the
+        function that changes one of its arguments raises (the hidden tests' ``READ_ONLY_ARGUMENTS``)."""
+        reply = self.request("run", notebook=notebook, function=function, kind=kind, read_only=read_only)
         self.phase = "during the hidden tests"
         outcome = reply.get("outcome")
         if not isinstance(outcome, dict) or not isinstance(outcome.get("status"), str):

@@ -11,8 +11,9 @@ the hidden tests or the score.
 
 Requests (one JSON object per line, each with an ``id``)::
 
-    {"op": "run", "notebook": PATH, "function": NAME, "kind": "learner" or "function"}
+    {"op": "run", "notebook": PATH, "function": NAME, "kind": "learner" or "function", "read_only": BOOL}
                                                         run every code cell, then look NAME up
+                                                        (read_only: a call that changes its arguments fails)
     {"op": "call", "ref": R, "args": [...], "kwargs": {...}}
     {"op": "getattr", "ref": R, "name": ATTRIBUTE}
 
@@ -25,20 +26,54 @@ NAME, "message": TEXT}}``. Before each code cell the worker also writes ``{"even
 parts of onlinelib the code tried to use that this assignment removed
 (``"forbidden": [...]``).
 
-Usage (inside the sandbox): ``python -I grade_worker.py LIBDIR LIMITS_JSON``. This file runs as a
-script, by path (``grade_sandbox.py`` bind-mounts it into the sandbox), and imports nothing of
+Each code cell runs through IPython's shell, as Jupyter runs it (``notebook_shell``): magics
+that make sense offline (``%time``, ``%%capture``, ``%matplotlib``...), ``from __future__``
+imports carried across cells, top-level ``await``, ``display`` and the value of a cell's last
+expression (printed, like the student's output). Magics and ``!`` commands that reach outside
+the notebook (a shell, files, other code, package installers) fail their cell with a reason that
+names them: ``LINE_MAGICS`` and ``CELL_MAGICS`` list those allowed.
+
+Usage (inside the sandbox): ``python -I -S grade_worker.py LIBDIR LIMITS_JSON``; the site folders
+are in LIMITS_JSON's ``site_dirs``, at their neutral paths (without the sandbox, ``-S`` is left
+out). Requests arrive on standard input, which the worker moves to another descriptor before any
+student code runs (``input()`` gets end of file). This file runs as a script, by path (``grade_sandbox.py`` bind-mounts it into the sandbox), and imports nothing of
 ``booktools``: the sandbox holds nothing else of the repository. Putting LIBDIR first on
 ``sys.path`` is how the sandbox hands the submission the assignment's copy of ``onlinelib``;
 it is the one ``sys.path`` change of the course tools.
 """
-import builtins
 import json
 import os
 import resource
 import sys
 import traceback
 
-_UNWRAPPED_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+# The magics a graded notebook may use: each makes sense offline and runs only code the
+# notebook shows. Everything else is refused with a reason (an allow-list, so that a magic
+# IPython adds later is refused too). `obj?` and `obj??` are %pinfo and %pinfo2.
+LINE_MAGICS = frozenset({
+    "time", "timeit", "matplotlib", "config", "precision", "pprint", "xmode", "colors", "autoawait",
+    "who", "whos", "who_ls", "pinfo", "pinfo2", "pdoc", "pdef", "psource", "psearch", "env", "set_env", "pwd",
+})
+CELL_MAGICS = frozenset({
+    "time", "timeit", "capture", "html", "HTML", "markdown", "latex", "svg", "SVG", "javascript", "js",
+})
+# Common in notebook templates, harmless, and with nothing to do in a run from top to bottom:
+# accepted and skipped, so that they cost nobody marks.
+SKIPPED_LINE_MAGICS = frozenset({"load_ext autoreload", "reload_ext autoreload", "autoreload"})
+# Why the common refused ones are refused; any other magic gets the general reason.
+WHY_REFUSED = {
+    **dict.fromkeys(("!", "sx", "system", "bash", "sh", "script", "perl", "ruby", "python", "python2", "python3",
+                     "pypy", "alias", "unalias", "rehashx", "killbgscripts"), "runs a shell command"),
+    **dict.fromkeys(("pip", "conda", "mamba", "micromamba", "uv"), "installs packages"),
+    **dict.fromkeys(("run", "load", "loadpy", "load_ext", "reload_ext", "unload_ext", "aimport", "edit", "ed",
+                     "macro", "rerun", "recall", "rep", "history", "hist", "code_wrap", "writefile", "file", "save",
+                     "store", "logstart", "logon", "logoff", "logstop", "logstate", "cd", "pushd", "popd", "dirs",
+                     "dhist", "bookmark", "pycat", "pfile", "notebook", "pastebin"),
+                    "runs code or uses files from outside the notebook"),
+    **dict.fromkeys(("debug", "pdb"), "starts the interactive debugger"),
+}
+# Where %time and %%time compile the code they time.
+TIMED_CODE = ("<timed exec>", "<timed eval>")
 
 
 def set_limits(limits: dict) -> None:
@@ -56,24 +91,6 @@ def set_limits(limits: dict) -> None:
         ("RLIMIT_NPROC", (limits["processes"], limits["processes"])),
     ):
         resource.setrlimit(getattr(resource, name), value)
-
-
-def strip_magics(source: str):
-    """The cell's Python code with IPython magics removed; None if the whole cell is a cell magic to skip."""
-    lines = source.split("\n")
-    first = lines[0].strip() if lines else ""
-    if first.startswith("%%"):
-        if first.split()[0] not in _UNWRAPPED_CELL_MAGICS:
-            return None
-        lines[0] = ""
-    out = []
-    for line in lines:
-        stripped = line.lstrip()
-        if stripped.startswith(("%", "!")):
-            out.append(line[: len(line) - len(stripped)] + "pass  # IPython magic dropped by the grader")
-        else:
-            out.append(line)
-    return "\n".join(out)
 
 
 def exception_text(exc: BaseException) -> str:
@@ -105,6 +122,198 @@ def read_cells(path: str) -> list:
         tags = list(cell.get("metadata", {}).get("tags", []))
         cells.append({"number": len(cells) + 1, "source": source, "tags": tags})
     return cells
+
+
+class RefusedMagic(Exception):
+    """A magic or shell command that a graded notebook may not use; the message names it and says why."""
+
+
+def refusal(shown: str, name: str) -> str:
+    """Why ``shown`` (e.g. ``!ls`` or ``%run x.py``, whose magic is ``name``) is refused, for the student."""
+    shown = " ".join(shown.split())
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    if name in WHY_REFUSED:
+        return f"`{shown}` {WHY_REFUSED[name]}, which a graded notebook may not do; remove it"
+    return (f"`{shown}` is not one of the magics the grader runs (those that make sense offline, such as "
+            "%time, %timeit, %%capture and %matplotlib); remove it")
+
+
+def notebook_shell():
+    """IPython's shell, set up to run a notebook's cells in the sandbox as Jupyter runs them.
+
+    IPython is imported here, after the worker is ready: 0.05 to 0.08 s of CPU. The shell
+    keeps no history, creates no IPython folder or profile (nothing is written under $HOME),
+    uses no colours and shows only the text form of outputs, which go to standard output
+    (the grader's capped pipe). Its magics, ``!`` commands and ``get_ipython()`` methods that
+    run them pass through the allow-lists above: a refusal is recorded in ``shell.refused``
+    (the message and the line of the running cell) before it raises ``RefusedMagic``, so
+    that the cell fails even if the student's code catches the exception.
+
+    Returns
+    -------
+    InteractiveShell
+        The process's IPython shell, whose ``user_ns`` is the notebook's namespace. Run a
+        cell with ``shell.run_notebook_cell(name, source)``.
+    """
+    import warnings
+
+    from IPython.core.compilerop import CachingCompiler
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets import Type
+    from traitlets.config import Config
+
+    class CellCompiler(CachingCompiler):
+        """IPython's compiler (it carries ``from __future__`` imports across cells), naming a cell as asked."""
+
+        next_name = None
+
+        def get_code_name(self, raw_code, transformed_code, number):
+            # only the notebook's own cell gets its name; a cell %%capture runs inside it keeps IPython's
+            name, self.next_name = self.next_name, None
+            return name or super().get_code_name(raw_code, transformed_code, number)
+
+    class GradingShell(InteractiveShell):
+        compiler_class = Type(CellCompiler)
+        cell_name = cell_source = None  # the running cell's filename and source
+        refused = None  # (message, line) of the running cell's first refused magic
+
+        def init_ipython_dir(self, ipython_dir):
+            pass  # no ~/.ipython: nothing here needs a profile
+
+        def init_profile_dir(self, profile_dir):
+            self.profile_dir = None
+
+        def init_virtualenv(self):
+            pass  # the grader has set sys.path
+
+        def enable_gui(self, gui=None):
+            pass  # %matplotlib runs as %matplotlib inline: there is no screen to draw on
+
+        def ask_exit(self):
+            raise SystemExit  # exit() and quit() stop the notebook, as a script's would
+
+        def showtraceback(self, *args, **kwargs):
+            pass  # the worker reports the error itself, in one line
+
+        showsyntaxerror = showindentationerror = showtraceback
+
+        def run_notebook_cell(self, name: str, source: str):
+            """Run one cell as Jupyter would, its code named ``name`` in tracebacks; IPython's ExecutionResult."""
+            self.cell_name = self.compile.next_name = name
+            self.cell_source, self.refused = source, None
+            return self.run_cell(source, store_history=True)
+
+        def refuse(self, shown: str, name: str):
+            message = refusal(shown, name)
+            if self.refused is None:
+                self.refused = (message, cell_line(traceback.extract_stack(), self.cell_name, self.cell_source))
+            raise RefusedMagic(message)
+
+        def system(self, cmd):
+            self.refuse("!" + cmd, "!")
+
+        system_piped = system_raw = system
+
+        def getoutput(self, cmd, split=True, depth=0):
+            self.refuse("!" + cmd, "!")
+
+        def run_line_magic(self, magic_name, line, _stack_depth=1):
+            if magic_name == "autoreload" or f"{magic_name} {line.strip()}" in SKIPPED_LINE_MAGICS:
+                return None
+            if magic_name == "matplotlib":
+                line = "inline"
+            elif magic_name not in LINE_MAGICS:
+                self.refuse(f"%{magic_name} {line}", magic_name)
+            # one frame deeper than IPython expects: %time runs its statement in the caller's scope
+            return super().run_line_magic(magic_name, line, _stack_depth + 1)
+
+        def run_cell_magic(self, magic_name, line, cell):
+            if magic_name not in CELL_MAGICS:
+                self.refuse(f"%%{magic_name} {line}", magic_name)
+            return super().run_cell_magic(magic_name, line, cell)
+
+        def find_magic(self, magic_name, magic_kind="line"):
+            allowed = LINE_MAGICS if magic_kind == "line" else CELL_MAGICS
+            return super().find_magic(magic_name, magic_kind) if magic_name in allowed else None
+
+        def find_line_magic(self, magic_name):
+            return self.find_magic(magic_name, "line")
+
+        def find_cell_magic(self, magic_name):
+            return self.find_magic(magic_name, "cell")
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    config.HistoryManager.hist_file = ":memory:"
+    config.InteractiveShell.colors = "nocolor"
+    config.DisplayFormatter.active_types = ["text/plain"]  # no PNG of every figure: nobody looks at it
+    warnings.filterwarnings("ignore", "To exit: use 'exit', 'quit', or Ctrl-D", UserWarning)
+    shell = GradingShell.instance(config=config)
+    shell.set_hook("show_in_pager", lambda _shell, data, start=0, screen_lines=0: print(
+        data.get("text/plain", "") if isinstance(data, dict) else data))
+    return shell
+
+
+def leading_blank_lines(source: str) -> int:
+    """How many blank lines start the cell: IPython drops them, so its line numbers are off by this many."""
+    count = 0
+    for line in source.splitlines():
+        if line and not line.isspace():
+            break
+        count += 1
+    return count
+
+
+def cell_line(frames, cell_name: str, source: str):
+    """The line of the cell (its own numbering) that a stack or a traceback was at; None if not in the cell.
+
+    Parameters
+    ----------
+    frames : list of traceback.FrameSummary
+        The frames, outermost first (``traceback.extract_tb`` or ``extract_stack``).
+    cell_name, source : str
+        The filename of the cell's code, and the cell's source.
+    """
+    line = base = None
+    for frame in frames:
+        if frame.filename == cell_name:
+            line = base = frame.lineno
+        elif frame.filename in TIMED_CODE and base is not None:
+            # %%time's body starts on the line after the magic, %time's statement is on the magic's line
+            line = base + frame.lineno - (0 if source.lstrip().startswith("%%") else 1)
+    return None if line is None else line + leading_blank_lines(source)
+
+
+def run_cell(shell, cell: dict, memory_mb: int):
+    """Run one code cell in ``shell``; the outcome that stops the notebook, or None to go on."""
+    number, source = cell["number"], cell["source"]
+    name = f"<code cell {number}>"
+    try:
+        result = shell.run_notebook_cell(name, source)
+        before, error = result.error_before_exec, result.error_in_exec
+    except BaseException as exc:  # IPython's own machinery failed, e.g. out of memory
+        before, error = None, exc
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    if isinstance(before, MemoryError) or isinstance(error, MemoryError):
+        return {"status": "memory", "reason": f"ran out of memory (the limit is {memory_mb} MB) in code cell {number}"}
+    if isinstance(before, SyntaxError):
+        where = f"code cell {number}" + (f", line {before.lineno + leading_blank_lines(source)}" if before.lineno else "")
+        return {"status": "syntax_error", "reason": f"syntax error in {where}: {before.msg}"}
+    if before is not None:  # e.g. null bytes in the source
+        return {"status": "syntax_error", "reason": f"code cell {number} cannot be compiled: {exception_text(before)}"}
+    if "raises-exception" in cell["tags"]:
+        return None
+    if shell.refused is not None:
+        message, line = shell.refused
+        where = f"code cell {number}" + (f", line {line}" if line else "")
+        return {"status": "error", "reason": f"{where}: {message}"}
+    if error is not None:  # SystemExit and KeyboardInterrupt too: the notebook stops here
+        line = cell_line(traceback.extract_tb(error.__traceback__), name, source)
+        where = f"code cell {number}" + (f", line {line}" if line else "")
+        return {"status": "error", "reason": f"{where} raised {exception_text(error)}"}
+    return None
 
 
 class Worker:
@@ -153,50 +362,25 @@ class Worker:
         except BaseException as exc:
             return {"outcome": {"status": "unreadable", "reason": f"cannot read the notebook: {exception_text(exc)}"}}
 
-        def display(*objects, **kwargs):  # what a notebook has without an import
-            print(*objects)
+        # taken before any of the student's code runs, so a notebook cannot swap it
+        from onlinelib.grading import unchanged_arguments
 
-        namespace = {"__name__": "__main__", "__builtins__": builtins, "display": display}
+        shell = notebook_shell()
         for cell in cells:
-            number = cell["number"]
-            self.send({"event": "cell", "cell": number})
-            source = strip_magics(cell["source"])
-            if source is None:
-                continue
-            filename = f"<code cell {number}>"
-            try:
-                code = compile(source, filename, "exec")
-            except SyntaxError as exc:
-                return {"outcome": {"status": "syntax_error",
-                                    "reason": f"syntax error in code cell {number}, line {exc.lineno}: {exc.msg}"}}
-            except (ValueError, MemoryError) as exc:  # e.g. null bytes in the source
-                return {"outcome": {"status": "syntax_error",
-                                    "reason": f"code cell {number} cannot be compiled: {exception_text(exc)}"}}
-            try:
-                exec(code, namespace)
-            except MemoryError:
-                return {"outcome": {"status": "memory",
-                                    "reason": f"ran out of memory (the limit is {self.memory_mb} MB) in code cell {number}"}}
-            except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the notebook stops here
-                if "raises-exception" in cell["tags"]:
-                    continue
-                line = None
-                for frame in traceback.extract_tb(exc.__traceback__):
-                    if frame.filename == filename:
-                        line = frame.lineno
-                where = f"code cell {number}" + (f", line {line}" if line else "")
-                return {"outcome": {"status": "error", "reason": f"{where} raised {exception_text(exc)}"}}
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
+            self.send({"event": "cell", "cell": cell["number"]})
+            stop = run_cell(shell, cell, self.memory_mb)
+            if stop is not None:
+                return {"outcome": stop}
         self.send({"event": "checks"})
-        name = request["function"]
+        name, namespace = request["function"], shell.user_ns
         if name not in namespace:
             return {"outcome": {"status": "missing", "reason": f"the notebook does not define {name} (keep the name of the stub)"}}
         target = namespace[name]
         if not callable(target):
             return {"outcome": {"status": "missing",
                                 "reason": f"{name} is a {type(target).__name__}, not a function or class"}}
+        if request.get("kind") == "function" and request.get("read_only"):
+            target = unchanged_arguments(target)  # the assignment says its arguments stay as they were
         kept = self.keep(target)
         self.function_ref = kept["ref"]
         self.kind = request.get("kind", "function")
@@ -258,16 +442,26 @@ class Worker:
 
 def main() -> int:
     libdir, limits = sys.argv[1], json.loads(sys.argv[2])
+    if limits.get("site_dirs"):  # in the sandbox (python -I -S): the site folders, at their neutral paths
+        import site
+
+        for folder in limits["site_dirs"]:
+            site.addsitedir(folder)
+        site.setquit()  # exit() and quit(), as in any Python
     set_limits(limits)
     reply_fd = os.dup(1)
     os.dup2(2, 1)  # the student's prints go to the grader's capped output pipe, not the replies
+    request_fd = os.dup(0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)  # input() gets EOF at once, never the grader's requests
+    os.close(devnull)
     sys.path.insert(0, libdir)  # the assignment's copy of onlinelib, without the parts to be written
     import numpy  # noqa: F401  (imported before the notebook, as a kernel would have it)
     import onlinelib  # noqa: F401
 
     worker = Worker(reply_fd, limits["memory_mb"], limits["reply_bytes"])
     worker.send({"event": "ready"})
-    worker.serve(sys.stdin)
+    worker.serve(os.fdopen(request_fd, "r", encoding="utf-8"))
     return 0
 
 

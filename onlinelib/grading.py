@@ -1,47 +1,41 @@
-"""Autograding: compare a student's function or learner with the reference (the book's assignments).
+"""The assignments' public checks: compare your function or learner with the reference's recorded outputs.
 
-Each assignment in ``book/assignments/`` asks for one function or one learner
-class. The student notebook runs the *public* checks with this module; the
-lecturer runs the *hidden* checks (``book/assignments/lecturer/<name>_hidden.py``)
-on every submission with ``python -m booktools grade``. Both compare the student's code
-with a reference from ``onlinelib`` on random and adversarial streams, built
-from seeded ``numpy.random.Generator`` objects that are passed explicitly, so a
-check gives the same verdict every time it runs.
+Each assignment in ``book/assignments/`` asks for one function or one learner class. Its
+notebook loads the public checks (``<name>_public.json``, the reference's outputs recorded
+as plain data next to the notebook) with ``load_public_checks`` and runs them on the student's
+code with ``PublicChecks.run``; no reference solution is part of the library. The hidden tests
+that the lecturer's ``python -m booktools grade`` runs use the same comparisons, played against
+the live reference outside the student's sandbox.
 
 The checks and the chapters they serve:
 
-* ``compare_learners`` plays a learner round by round against the reference
-  on the same stream and reports the first round whose prediction, or whose
-  observed state (weights, version-space size, ...), differs. Assignments
-  ``halving`` (chapter 1, Mistake bounds), ``winnow1`` (chapter 2, Winnow1) and
-  ``kernel_perceptron`` (chapter 6, Boolean kernels).
-* ``compare_functions`` calls a function on a list of cases and reports the
-  first entry (or round) of the result that differs. Assignments ``rwma``
-  (chapter 5, Experts: RWMA's exact expected mistakes), ``drift_chain``
-  (chapter 7, Binary weights: the Directed Drift chain) and
-  ``normalized_step`` (chapter 8, Learning curves: the step of Eq. 2).
-* ``check_bounds`` runs the student's own learner and measures both sides of
-  an inequality of a proof after every round, as the chapters do: the lemma
-  invariants of Winnow1 (chapter 2).
+* a learner (assignments ``halving``, chapter 1, Mistake bounds; ``winnow1``, chapter 2,
+  Winnow1; ``kernel_perceptron``, chapter 6, Boolean kernels) is played round by round against
+  the reference on the same stream; the report names the first round whose prediction, or
+  whose observed state (weights, version-space size, ...), differs;
+* a function (assignments ``rwma``, chapter 5, Experts; ``drift_chain``, chapter 7, Binary
+  weights; ``normalized_step``, chapter 8, Learning curves) is called on each case; the report
+  names the first entry (or round) of the result that differs;
+* ``check_bounds`` runs the student's own learner and measures both sides of an inequality of
+  a proof after every round, as the chapters do: the lemma invariants of Winnow1 (chapter 2).
 
-Every check earns its points or none, and its message says what went wrong:
-the first differing round, the expected and the actual value, or the exception
-the student's code raised (``NotImplementedError`` reads "not implemented
-yet"). Exceptions raised by the *student's* code never escape; bad arguments
-to the functions themselves (a non-callable, an empty list of cases, a stream
-whose lengths differ) raise ``TypeError`` or ``ValueError`` naming the argument.
-
-The ``reference_*`` functions at the end are the reference solutions of the
-assignments, with the student's signature, built on ``onlinelib``.
+Every check earns its points or none, and its message says what went wrong: the first
+differing round, the expected and the actual value, or the exception the student's code raised
+(``NotImplementedError`` reads "not implemented yet"). Nothing the student's code raises or
+returns escapes a check: an exception becomes a failed check, and a value is compared in time
+and memory linear in the size of the smaller of the two values (``first_difference``). Bad
+arguments to the functions themselves (a non-callable, an empty list of streams, a stream whose
+lengths differ) raise ``TypeError`` or ``ValueError`` naming the argument.
 """
 from __future__ import annotations
 
 import copy
 import math
 import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,16 +46,15 @@ __all__ = [
     "GradeReport",
     "Case",
     "Stream",
-    "compare_functions",
-    "compare_learners",
     "check_bounds",
     "first_difference",
     "PublicChecks",
     "load_public_checks",
-    "record_public_checks",
 ]
 
+PUBLIC_FORMAT = 1  # the version of the public-checks files (NAME_public.json)
 _MAX_MESSAGE = 600  # characters of one check's message
+_WIDTH = 160  # characters of one value shown in a message
 _MISSING = object()
 
 
@@ -70,7 +63,7 @@ _MISSING = object()
 
 @dataclass(frozen=True)
 class Check:
-    """The verdict of one check.
+    """The verdict of one check (every assignment, chapters 1-8).
 
     Attributes
     ----------
@@ -200,14 +193,17 @@ def _fail(name: str, points: float, message: str) -> Check:
     return Check(name, False, 0.0, points, _clip(message))
 
 
-def _describe_exception(exc: BaseException, where: str = "") -> str:
+def _describe_exception(exc: Exception, where: str = "") -> str:
+    """What the student's code raised, in words (the grader's RemoteError carries the type it raised)."""
     if isinstance(exc, NotImplementedError):
         return f"not implemented yet{f' ({where})' if where else ''}"
-    text = str(exc).strip()
+    try:
+        text = str(exc)[:300].strip()
+        name = str(getattr(exc, "remote_type", None) or type(exc).__name__)[:80]
+    except Exception:  # a student's exception whose __str__ raises
+        text, name = "", type(exc).__name__
     if len(text) > 200:
         text = text[:197] + "..."
-    # an exception raised in the grader's sandbox carries the type name the student's code raised
-    name = getattr(exc, "remote_type", None) or type(exc).__name__
     return f"{where + ' ' if where else ''}raised {name}{': ' + text if text else ''}"
 
 
@@ -216,13 +212,13 @@ def _describe_exception(exc: BaseException, where: str = "") -> str:
 
 @dataclass(frozen=True)
 class Case:
-    """One call of the function under test (``compare_functions``).
+    """One call of the function under test (assignments rwma, drift_chain, normalized_step).
 
     Attributes
     ----------
     name : str
     args : tuple
-        Positional arguments; each function gets its own deep copy.
+        Positional arguments; each call gets its own deep copy.
     kwargs : mapping
         Keyword arguments.
     points : float
@@ -236,7 +232,7 @@ class Case:
 
 @dataclass(frozen=True, eq=False)
 class Stream:
-    """One labelled stream for ``compare_learners`` and ``check_bounds``.
+    """One labelled stream for a learner's checks and ``check_bounds`` (halving, winnow1, kernel_perceptron).
 
     Attributes
     ----------
@@ -247,7 +243,7 @@ class Stream:
     y : array_like of int, shape (T,)
         The labels, ±1.
     params : mapping
-        Keyword arguments for both learner factories, e.g. ``{"n": 16}``.
+        Keyword arguments for the learner's class, e.g. ``{"n": 16}``.
     info : mapping
         Anything the bounds of ``check_bounds`` need (e.g. the relevant variables).
     points : float
@@ -261,13 +257,15 @@ class Stream:
     points: float = 1.0
 
 
-def _check_callable(fn: Any, name: str) -> Callable:
+def check_callable(fn: Any, name: str) -> Callable:
+    """Return ``fn`` if it is callable, else raise TypeError naming ``name`` (shared with the hidden tests)."""
     if not callable(fn):
         raise TypeError(f"{name} must be callable (a function or a class), got {type(fn).__name__}")
     return fn
 
 
-def _check_items(items: Any, name: str) -> list:
+def check_items(items: Any, name: str) -> list:
+    """``items`` (streams or cases) as a non-empty list, else TypeError or ValueError naming ``name``."""
     if isinstance(items, (str, bytes, Mapping)) or not hasattr(items, "__iter__"):
         raise TypeError(f"{name} must be a list, got {type(items).__name__}")
     items = list(items)
@@ -276,38 +274,34 @@ def _check_items(items: Any, name: str) -> list:
     return items
 
 
-def _as_case(item: Any, i: int) -> Case:
-    where = f"cases[{i}]"
-    if isinstance(item, Case):
-        case = item
-    elif isinstance(item, tuple) and 2 <= len(item) <= 4:
-        case = Case(*item)
-    else:
-        raise TypeError(f"{where} must be a Case or a tuple (name, args[, kwargs[, points]]), got {type(item).__name__}")
-    if not isinstance(case.name, str):
-        raise TypeError(f"{where}.name must be a string, got {type(case.name).__name__}")
-    if not isinstance(case.args, (tuple, list)):
-        raise TypeError(f"{where}.args must be a tuple of positional arguments, got {type(case.args).__name__}")
-    if not isinstance(case.kwargs, Mapping):
-        raise TypeError(f"{where}.kwargs must be a mapping, got {type(case.kwargs).__name__}")
-    check_real(case.points, f"{where}.points", 0.0, strict=False)
-    return case
+def checked_input(item: Any, kind: type, where: str, form: str, sizes: range) -> Any:
+    """``item`` as a ``kind`` (Stream or Case), built from a tuple ``form`` of a length in ``sizes``
+    if need be; its name and points checked. Shared with the hidden tests (``cases[i]``);
+    TypeError or ValueError naming ``where``."""
+    if isinstance(item, tuple) and len(item) in sizes:
+        item = kind(*item)
+    if not isinstance(item, kind):
+        raise TypeError(f"{where} must be a {kind.__name__} or a tuple {form}, got {type(item).__name__}")
+    if not isinstance(item.name, str):
+        raise TypeError(f"{where}.name must be a string, got {type(item.name).__name__}")
+    check_real(item.points, f"{where}.points", 0.0, strict=False)
+    return item
 
 
-def _as_stream(item: Any, i: int) -> tuple[Stream, Any, np.ndarray]:
+def checked_stream(item: Any, i: int) -> tuple[Stream, Any, np.ndarray]:
+    """``streams[i]`` (a Stream or a tuple (name, X, y[, params])) as (stream, X, y), checked.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If it is malformed, its X and y have different lengths or a label is not ±1; the
+        message names ``streams[i]``.
+    """
     where = f"streams[{i}]"
-    if isinstance(item, Stream):
-        stream = item
-    elif isinstance(item, tuple) and 3 <= len(item) <= 4:
-        stream = Stream(*item)
-    else:
-        raise TypeError(f"{where} must be a Stream or a tuple (name, X, y[, params]), got {type(item).__name__}")
-    if not isinstance(stream.name, str):
-        raise TypeError(f"{where}.name must be a string, got {type(stream.name).__name__}")
+    stream = checked_input(item, Stream, where, "(name, X, y[, params])", range(3, 5))
     for attr in ("params", "info"):
         if not isinstance(getattr(stream, attr), Mapping):
             raise TypeError(f"{where}.{attr} must be a mapping, got {type(getattr(stream, attr)).__name__}")
-    check_real(stream.points, f"{where}.points", 0.0, strict=False)
     try:
         X, y = check_stream(stream.X, stream.y)
     except (TypeError, ValueError) as exc:
@@ -315,138 +309,129 @@ def _as_stream(item: Any, i: int) -> tuple[Stream, Any, np.ndarray]:
     return stream, X, y
 
 
-def _check_observe(observe: Any, name: str = "observe") -> dict:
-    if observe is None:
-        return {}
-    if not isinstance(observe, Mapping):
-        raise TypeError(f"{name} must be a mapping of names to functions of the learner, got {type(observe).__name__}")
-    for key, fn in observe.items():
-        if not callable(fn):
-            raise TypeError(f"{name}[{key!r}] must be a function of the learner, got {type(fn).__name__}")
-    return dict(observe)
-
-
 # -- comparing values ------------------------------------------------------------------------
-
-
-def _is_exact(v: Any) -> bool:
-    return isinstance(v, (numbers.Integral, Fraction)) or isinstance(v, np.integer)
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, numbers.Number) and not isinstance(v, complex)
-
-
-def _scalar_equal(e: Any, a: Any, rtol: float, atol: float) -> bool:
-    if isinstance(a, np.ndarray) and a.shape == ():
-        a = a.item()
-    if isinstance(e, np.generic):
-        e = e.item()
-    if isinstance(a, np.generic):
-        a = a.item()
-    if _is_number(e) and _is_number(a):
-        if _is_exact(e) and _is_exact(a):
-            return e == a
-        try:
-            ef, af = float(e), float(a)
-        except OverflowError:
-            return Fraction(e) == Fraction(a)
-        if math.isnan(ef) or math.isnan(af):
-            return math.isnan(ef) and math.isnan(af)
-        if math.isinf(ef) or math.isinf(af):
-            return ef == af
-        return math.isclose(af, ef, rel_tol=rtol, abs_tol=atol)
-    if _is_number(e) != _is_number(a):
-        return False
-    try:
-        return bool(e == a)
-    except Exception:
-        return False
-
-
-def _is_sequence(v: Any) -> bool:
-    return isinstance(v, (np.ndarray, list, tuple))
 
 
 def first_difference(expected: Any, actual: Any, rtol: float = 1e-9, atol: float = 1e-12):
     """Where ``actual`` first differs from ``expected``, or None if they agree.
 
-    Numbers agree if both are exact (int, Fraction) and equal, or otherwise
-    within ``rtol`` (relative) or ``atol`` (absolute). Arrays, lists and tuples
-    are compared entry by entry in order (row-major for numpy arrays), dicts
-    key by key, anything else with ``==``.
+    Numbers agree if both are exact (int, Fraction) and equal, or otherwise within ``rtol``
+    (relative) or ``atol`` (absolute); NaN agrees with NaN and an infinity with itself. Arrays,
+    lists and tuples are compared entry by entry in order (row-major for numpy arrays), dicts
+    key by key, anything else with ``==``. Only as many entries of ``actual`` are read as
+    ``expected`` has: the time and memory are linear in the smaller of the two.
 
     Returns
     -------
     None or tuple (path, expected_value, actual_value, note)
         ``path`` is the tuple of indices (or keys) of the first differing entry,
         empty for a top-level difference; ``note`` explains a difference of kind
-        (a missing return value, a shape) or is None for a difference of value.
+        (a missing return value, a length, a shape) or is None for a difference of value.
     """
     rtol = check_real(rtol, "rtol", 0.0, strict=False)
     atol = check_real(atol, "atol", 0.0, strict=False)
-    return _diff(expected, actual, rtol, atol, ())
+    diff = _diff(expected, actual, rtol, atol)
+    return None if diff is None else (tuple(reversed(diff[0])), *diff[1:])
 
 
-def _diff(e: Any, a: Any, rtol: float, atol: float, path: tuple):
-    if a is None and e is not None:
-        return path, e, a, "returned None (is a `return` missing?)"
-    if isinstance(e, Mapping):
-        if not isinstance(a, Mapping):
-            return path, e, a, f"expected a dict, got {type(a).__name__}"
-        for key in e:
-            if key not in a:
-                return path + (key,), e[key], _MISSING, "the key is missing"
-            d = _diff(e[key], a[key], rtol, atol, path + (key,))
-            if d:
-                return d
-        for key in a:
-            if key not in e:
-                return path + (key,), _MISSING, a[key], "unexpected key"
-        return None
-    if _is_sequence(e):
-        return _diff_sequence(e, a, rtol, atol, path)
-    if not _scalar_equal(e, a, rtol, atol):
-        note = None
-        if _is_number(e) and _is_sequence(a):
-            note = f"expected a single number, got a {type(a).__name__}"
-        return path, e, a, note
+# A difference is a list [path, expected, actual, note]; the path holds the indices and keys
+# innermost first, appended only while a found difference unwinds.
+
+
+def _length(v: Any) -> int | None:
+    """The number of entries of a list, tuple or array of one or more dimensions, else None."""
+    if isinstance(v, (list, tuple)):
+        return len(v)
+    if isinstance(v, np.ndarray) and v.ndim:
+        return v.shape[0]
     return None
 
 
-def _diff_sequence(e: Any, a: Any, rtol: float, atol: float, path: tuple):
-    if not _is_sequence(a):
-        return path, e, a, f"expected a sequence of {len(e)} values, got a {type(a).__name__}"
-    E = np.asarray(e) if not isinstance(e, np.ndarray) else e
-    try:
-        A = a if isinstance(a, np.ndarray) else np.asarray(a)
-    except ValueError:  # a ragged list: compared entry by entry below
-        A = None
-    if A is None or E.dtype == object or A.dtype == object:
-        # entry by entry (Fractions, nested or ragged lists)
-        ne, na = len(e), len(a)
-        for i in range(min(ne, na)):
-            d = _diff(e[i], a[i], rtol, atol, path + (i,))
-            if d:
-                return d
-        if ne != na:
-            return path, e, a, f"expected {ne} entries, got {na}"
+def _diff(e: Any, a: Any, rtol: float, atol: float) -> list | None:
+    if a is None and e is not None:
+        return [[], e, a, "returned None (is a `return` missing?)"]
+    if isinstance(e, Mapping):
+        return _diff_mapping(e, a, rtol, atol)
+    if _length(e) is not None:
+        return _diff_sequence(e, a, rtol, atol)
+    if _scalar_equal(e, a, rtol, atol):
         return None
-    if A.dtype.kind not in "biuf" or E.dtype.kind not in "biuf":
-        if E.shape == A.shape and np.array_equal(E, A):
-            return None
-        if E.shape != A.shape:
-            return path, e, a, f"expected shape {E.shape}, got shape {A.shape}"
-        i = tuple(np.argwhere(E != A)[0])
-        return path + tuple(int(k) for k in i), E[i].item(), A[i].item(), None
+    note = f"expected a single number, got a {type(a).__name__}" if _is_number(e) and _length(a) is not None else None
+    return [[], e, a, note]
+
+
+def _diff_mapping(e: Mapping, a: Any, rtol: float, atol: float) -> list | None:
+    if not isinstance(a, Mapping):
+        return [[], e, a, f"expected a dict, got {type(a).__name__}"]
+    for key in e:
+        if key not in a:
+            return [[key], e[key], _MISSING, "the key is missing"]
+        d = _diff(e[key], a[key], rtol, atol)
+        if d:
+            d[0].append(key)
+            return d
+    if len(a) != len(e):  # every expected key is there, so one of the first len(e) + 1 keys of a is new
+        key = next(key for key in a if key not in e)
+        return [[key], _MISSING, a[key], "unexpected key"]
+    return None
+
+
+def _diff_sequence(e: Any, a: Any, rtol: float, atol: float) -> list | None:
+    if _length(a) is None:
+        return [[], e, a, f"expected a sequence of {_length(e)} values, got a {type(a).__name__}"]
+    if isinstance(e, np.ndarray) and e.dtype.kind in "biuf":
+        A = a if isinstance(a, np.ndarray) and a.dtype.kind in "biuf" else _numeric_array(a, e.shape)
+        if A is not None:
+            return _diff_arrays(e, A, rtol, atol)
+    ne, na = _length(e), _length(a)
+    for i in range(min(ne, na)):  # entry by entry: strings, Fractions, objects, nested or ragged lists
+        d = _diff(e[i], a[i], rtol, atol)
+        if d:
+            d[0].append(i)
+            return d
+    if ne != na:
+        return [[], e, a, f"expected {ne} entries, got {na}"]
+    return None
+
+
+def _numeric_array(a: Any, shape: tuple) -> np.ndarray | None:
+    """``a`` as an array if it is nested lists (or tuples) of exactly ``shape`` holding only real
+    numbers within the int64 and float ranges; else None. Reads at most ``prod(shape)`` entries."""
+    flat: list = []
+    floats = False
+
+    def collect(v: Any, depth: int) -> bool:
+        nonlocal floats
+        if depth == len(shape):
+            if isinstance(v, (bool, np.bool_)):
+                pass
+            elif isinstance(v, (int, np.integer)):
+                if not -2**63 <= v < 2**63:
+                    return False  # a big int: compared exactly, entry by entry
+            elif isinstance(v, (float, np.floating)):
+                floats = True
+            else:
+                return False
+            flat.append(v)
+            return True
+        if not isinstance(v, (list, tuple)) or len(v) != shape[depth]:
+            return False
+        return all(collect(x, depth + 1) for x in v)
+
+    if not collect(a, 0):
+        return None
+    dtype = float if floats else bool if all(isinstance(v, (bool, np.bool_)) for v in flat) else np.int64
+    return np.array(flat, dtype=dtype).reshape(shape)
+
+
+def _diff_arrays(E: np.ndarray, A: np.ndarray, rtol: float, atol: float) -> list | None:
+    """Two arrays of numbers, compared at once (``A`` is read only where ``E`` has entries)."""
     if E.shape != A.shape:
         if E.ndim == A.ndim == 1:
             m = min(len(E), len(A))
-            d = _diff_sequence(E[:m], A[:m], rtol, atol, path)
-            if d:
-                return d
-            return path, e, a, f"expected {len(E)} entries, got {len(A)}"
-        return path, e, a, f"expected shape {E.shape}, got shape {A.shape}"
+            d = _diff_arrays(E[:m], A[:m], rtol, atol)
+            return d or [[], E, A, f"expected {len(E)} entries, got {len(A)}"]
+        return [[], E, A, f"expected shape {E.shape}, got shape {A.shape}"]
     if E.dtype.kind in "biu" and A.dtype.kind in "biu":
         same = E == A
     else:
@@ -455,26 +440,160 @@ def _diff_sequence(e: Any, a: Any, rtol: float, atol: float, path: tuple):
     if same.all():
         return None
     i = tuple(int(k) for k in np.argwhere(~same)[0])
-    return path + i, E[i].item(), A[i].item(), None
+    return [list(reversed(i)), E[i].item(), A[i].item(), None]
 
 
-def _fmt(v: Any) -> str:
+def _is_exact(v: Any) -> bool:
+    return isinstance(v, (numbers.Integral, Fraction))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Number) and not isinstance(v, complex)
+
+
+def _scalar(v: Any) -> Any:
+    """A numpy scalar or 0-d array as the Python value it holds; anything else as it is."""
+    if isinstance(v, np.ndarray) and v.shape == ():
+        v = v[()]
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _scalar_equal(e: Any, a: Any, rtol: float, atol: float) -> bool:
+    e, a = _scalar(e), _scalar(a)
+    if _is_number(e) and _is_number(a):
+        return _numbers_equal(e, a, rtol, atol)
+    if _is_number(e) or _is_number(a) or isinstance(a, (np.ndarray, list, tuple, Mapping)):
+        return False  # never compare a scalar with a whole container (numpy would compare every entry)
+    try:
+        return bool(e == a)
+    except Exception:
+        return False
+
+
+def _float_or_none(v: Any) -> float | None:
+    try:
+        return float(v)
+    except OverflowError:  # an int or a Fraction beyond the float range
+        return None
+
+
+def _numbers_equal(e: Any, a: Any, rtol: float, atol: float) -> bool:
+    """Exact for two ints or Fractions (of any size), else within rtol or atol (``math.isclose``)."""
+    if _is_exact(e) and _is_exact(a):
+        return e == a
+    ef, af = _float_or_none(e), _float_or_none(a)
+    if ef is None or af is None:  # compare exactly, as math.isclose would with unbounded floats
+        if not all(math.isfinite(v) for v in (ef, af) if v is not None):
+            return False
+        E, A = Fraction(e), Fraction(a)
+        return abs(A - E) <= max(Fraction(rtol) * max(abs(A), abs(E)), Fraction(atol))
+    if math.isnan(ef) or math.isnan(af):
+        return math.isnan(ef) and math.isnan(af)
+    if math.isinf(ef) or math.isinf(af):
+        return ef == af
+    return math.isclose(af, ef, rel_tol=rtol, abs_tol=atol)
+
+
+# -- showing values in messages: bounded before the text is built ------------------------------
+
+
+def _fmt_int(n: int) -> str:
+    """An int in at most about 80 characters: its first and last digits and how many there are.
+
+    Up to 4000 digits the digits are exact (Python refuses ``str`` beyond 4300); beyond, the
+    leading digits come from the logarithm and the last from ``n % 10**20``."""
+    if n.bit_length() <= 13000:
+        text = str(n)
+        digits = text.lstrip("-")
+        return text if len(digits) <= 60 else f"{text[:-len(digits)]}{digits[:25]}...{digits[-25:]} ({len(digits)} digits)"
+    exponent = math.log10(abs(n))
+    head = f"{10 ** (exponent - math.floor(exponent)):.15f}".replace(".", "")[:15]
+    tail = f"{abs(n) % 10**20:020d}"
+    return f"{'-' if n < 0 else ''}{head}...{tail} ({math.floor(exponent) + 1} digits)"
+
+
+def _fmt_fraction(v: Fraction) -> str:
+    """``p/q (≈ decimal)``, also when p, q or the value are beyond what ``str`` or a float holds."""
+    try:
+        value = float(v)
+    except OverflowError:
+        value = 0.0
+    if value or not v:
+        approx = f"{value:.10g}"
+    else:  # beyond the float range, above or below: the decimal exponent from logarithms
+        power = math.log10(abs(v.numerator)) - math.log10(v.denominator)
+        exponent = math.floor(power)
+        mantissa = round(10 ** (power - exponent), 9)
+        if mantissa >= 10:
+            mantissa, exponent = mantissa / 10, exponent + 1
+        approx = f"{'-' if v < 0 else ''}{mantissa:.10g}e{exponent:+d}"
+    return f"{_fmt_int(v.numerator)}/{_fmt_int(v.denominator)} (≈ {approx})"
+
+
+def _fmt(v: Any, width: int = _WIDTH) -> str:
+    """``v`` for a message, in at most about ``width`` characters, whatever its size."""
     if v is _MISSING:
         return "nothing"
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, bool):
+    v = v.item() if isinstance(v, np.generic) else v
+    if isinstance(v, bool) or v is None:
         return str(v)
+    if isinstance(v, numbers.Integral):
+        return _fmt_int(int(v))
     if isinstance(v, Fraction):
-        return str(v.numerator) if v.denominator == 1 else f"{v} (≈ {float(v):.10g})"
+        return _fmt_int(v.numerator) if v.denominator == 1 else _fmt_fraction(v)
     if isinstance(v, float):
         return f"{v:.12g}"
-    if isinstance(v, numbers.Integral):
-        return str(int(v))
+    return _repr(v, width, 0)
+
+
+def _repr(v: Any, width: int, depth: int) -> str:
+    """Like ``repr(v)``, but reads only what fits in ``width`` characters and 4 levels."""
+    if isinstance(v, str):
+        text = repr(v[:width])
+        return text if len(v) <= width else f"{text}... ({len(v)} characters)"
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return _fmt_int(int(v))
+    if isinstance(v, Fraction):
+        return f"Fraction({_fmt_int(v.numerator)}, {_fmt_int(v.denominator)})"
     if isinstance(v, np.ndarray):
+        return _repr_array(v, width, depth)
+    if isinstance(v, (list, tuple, Mapping)):
+        if depth >= 4:
+            return "[...]" if isinstance(v, list) else "(...)" if isinstance(v, tuple) else "{...}"
+        return _repr_container(v, width, depth)
+    try:
+        text = repr(v)  # None, bool, float, numpy scalars, the Boolean kernels, a student's object
+    except Exception:
+        text = f"<{type(v).__name__} object>"
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _repr_container(v: Any, width: int, depth: int) -> str:
+    if isinstance(v, Mapping):
+        entries, (left, right) = iter(v.items()), "{}"
+    else:
+        entries, (left, right) = iter(v), "[]" if isinstance(v, list) else "()"
+    parts, used = [], 1
+    for entry in entries:
+        if used >= width:
+            parts.append(f"... ({len(v)} entries)")
+            break
+        if isinstance(v, Mapping):
+            key, value = entry
+            part = f"{_repr(key, width - used, depth + 1)}: {_repr(value, width - used, depth + 1)}"
+        else:
+            part = _repr(entry, width - used, depth + 1)
+        parts.append(part)
+        used += len(part) + 2
+    comma = "," if isinstance(v, tuple) and len(v) == 1 else ""
+    return left + ", ".join(parts) + comma + right
+
+
+def _repr_array(v: np.ndarray, width: int, depth: int) -> str:
+    if v.dtype.kind in "biuf" and (v.ndim <= 2 or v.size <= 100):  # numpy shows at most 7 x 7 entries
         return np.array2string(v, threshold=10, precision=6, separator=", ").replace("\n", "")
-    text = repr(v)
-    return text if len(text) <= 160 else text[:157] + "..."
+    head = _repr_container(list(v.flat[:5]), width, depth) if v.size else "[]"
+    return f"array of shape {v.shape} and dtype {v.dtype} starting {head}"
 
 
 def _where(path: tuple, rounds: bool) -> str:
@@ -485,170 +604,112 @@ def _where(path: tuple, rounds: bool) -> str:
     else:
         head, rest = "", path
     if rest:
-        keys = ", ".join(repr(k) if not isinstance(k, int) else str(k) for k in rest)
+        keys = ", ".join(_repr(k, 40, 3) for k in rest)
         head = f"{head}, entry [{keys}]" if head else f"entry [{keys}]"
     return head
 
 
-def _difference_message(diff, rounds: bool, prefix: str = "") -> str:
-    path, e, a, note = diff
-    where = _where(path, rounds)
-    text = f"first difference at {where}" if where else "wrong value"
-    if prefix:
-        text = f"{prefix}: {text}"
-    if note:
-        return f"{text}: {note}; expected {_fmt(e)}, got {_fmt(a)}"
-    return f"{text}: expected {_fmt(e)}, got {_fmt(a)}"
+def mismatch(expected: Any, actual: Any, rtol: float, atol: float, *, rounds: bool = False, prefix: str = "") -> str | None:
+    """The message for the first difference of ``actual`` from ``expected``, or None if they agree.
+
+    Shared by the public checks and the hidden tests (every assignment). Never raises: a value
+    that cannot be compared is a difference, with what went wrong.
+    """
+    try:
+        diff = first_difference(expected, actual, rtol, atol)
+        if diff is None:
+            return None
+        path, e, a, note = diff
+        where = _where(path, rounds)
+        text = f"first difference at {where}" if where else "wrong value"
+        text = f"{prefix}: {text}" if prefix else text
+        return f"{text}: {note + '; ' if note else ''}expected {_fmt(e)}, got {_fmt(a)}"
+    except Exception as exc:
+        return f"{prefix + ': ' if prefix else ''}the value could not be compared: " + _describe_exception(exc)
 
 
 # -- the checks ------------------------------------------------------------------------------
 
 
-def compare_functions(
-    student_fn: Callable,
-    reference_fn: Callable,
-    cases: Sequence[Case | tuple],
-    *,
-    rtol: float = 1e-9,
-    atol: float = 1e-12,
-    rounds: bool = False,
-    title: str = "",
-) -> GradeReport:
-    """Call the student's function and the reference on each case and compare the results.
+def check_call(student_fn: Callable, case: Case, expected: Any, *, rtol: float, atol: float, rounds: bool) -> Check:
+    """Call the student's function on one case and compare the result with ``expected``.
 
-    Used by the assignments ``rwma`` (chapter 5, Experts), ``drift_chain``
-    (chapter 7, Binary weights) and ``normalized_step`` (chapter 8, Learning
-    curves). Each case is one check, worth its ``points``.
-
-    Parameters
-    ----------
-    student_fn, reference_fn : callable
-        Called as ``fn(*case.args, **case.kwargs)``, each on its own deep copy
-        of the arguments (so a function that changes its input cannot affect
-        the other).
-    cases : sequence of Case or tuple (name, args[, kwargs[, points]])
-    rtol, atol : float >= 0
-        Tolerances for numbers that are not both exact (see ``first_difference``).
-    rounds : bool
-        The results are indexed by rounds (entry t is round t + 1): the
-        message names "round t" instead of "entry [t - 1]".
-    title : str
-        The report's title.
-
-    Returns
-    -------
-    GradeReport
-        One check per case. A failed check's message gives the first differing
-        entry (or round), the expected and the actual value; or the exception
-        the student's function raised ("not implemented yet" for
-        ``NotImplementedError``).
-
-    Raises
-    ------
-    TypeError
-        If a function is not callable or a case is malformed (the message names
-        ``cases[i]``).
-    ValueError
-        If ``cases`` is empty, a tolerance or ``points`` is negative, or the
-        reference itself fails on a case (the case is not valid input).
+    One check of a function assignment (rwma, drift_chain, normalized_step), shared by the public
+    checks (``expected`` recorded) and the hidden tests (``expected`` from the live reference).
     """
-    _check_callable(student_fn, "student_fn")
-    _check_callable(reference_fn, "reference_fn")
-    cases = [_as_case(item, i) for i, item in enumerate(_check_items(cases, "cases"))]
-    rtol = check_real(rtol, "rtol", 0.0, strict=False)
-    atol = check_real(atol, "atol", 0.0, strict=False)
-    report = GradeReport(title=title)
-    for i, case in enumerate(cases):
-        try:
-            expected = reference_fn(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
-        except Exception as exc:
-            raise ValueError(f"reference_fn failed on cases[{i}] ({case.name!r}): {type(exc).__name__}: {exc}") from exc
-        try:
-            actual = student_fn(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
-        except Exception as exc:
-            report.checks.append(_fail(case.name, case.points, _describe_exception(exc)))
-            continue
-        diff = _diff(expected, actual, rtol, atol, ())
-        if diff is None:
-            report.checks.append(_pass(case.name, case.points, "matches the reference"))
-        else:
-            report.checks.append(_fail(case.name, case.points, _difference_message(diff, rounds)))
-    return report
+    try:
+        actual = student_fn(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
+    except Exception as exc:
+        return _fail(case.name, case.points, _describe_exception(exc))
+    problem = mismatch(expected, actual, rtol, atol, rounds=rounds)
+    return _fail(case.name, case.points, problem) if problem else _pass(case.name, case.points, "matches the reference")
 
 
-def compare_learners(
-    student_factory: Callable,
-    reference_factory: Callable,
-    streams: Sequence[Stream | tuple],
-    *,
-    observe: Mapping[str, Callable[[Any], Any]] | None = None,
-    rtol: float = 1e-9,
-    atol: float = 1e-12,
-    title: str = "",
-) -> GradeReport:
-    """Play the student's learner and the reference round by round on each stream.
+def unchanged_arguments(fn: Callable) -> Callable:
+    """``fn``, made to raise ``ValueError`` when a call changed one of its arguments in place.
 
-    Used by the assignments ``halving`` (chapter 1, Mistake bounds),
-    ``winnow1`` (chapter 2, Winnow1) and ``kernel_perceptron`` (chapter 6,
-    Boolean kernels). Each stream is one check: a fresh learner of each kind
-    is built with ``factory(**stream.params)``; in round t both predict on x_t
-    (the prediction must be -1 or +1 and equal the reference's), both are
-    updated with (x_t, y_t), and then every observable is compared. The
-    observables are also compared before round 1. The student's learner gets
-    its own copy of every instance.
-
-    Parameters
-    ----------
-    student_factory, reference_factory : callable
-        Usually the classes themselves, called with the stream's ``params``.
-    streams : sequence of Stream or tuple (name, X, y[, params])
-    observe : mapping of str to callable, optional
-        Functions of a learner whose values must agree, e.g.
-        ``{"weights": lambda L: L.weights}``.
-    rtol, atol : float >= 0
-        Tolerances for observed numbers (predictions are compared exactly).
-    title : str
-
-    Returns
-    -------
-    GradeReport
-        One check per stream. A failed check's message names the first
-        differing round, what differed (the prediction or an observable) and
-        both values, or the exception the student's learner raised.
-
-    Raises
-    ------
-    TypeError
-        If a factory or an observable is not callable, a stream is malformed,
-        or the reference factory does not build a learner.
-    ValueError
-        If ``streams`` is empty, a stream's X and y have different lengths or
-        a label is not ±1 (the message names ``streams[i]``), or a tolerance
-        is negative.
+    Assignment ``normalized_step`` (chapter 8) asks for the new W "without changing W": its hidden
+    tests set ``READ_ONLY_ARGUMENTS``, and then the grader's worker calls the student's function
+    through this wrapper (where the arguments live), and ``booktools.checks.compare_functions``
+    does the same in process. A changed argument is one that ``first_difference`` (with no
+    tolerance) finds different from a copy taken before the call.
     """
-    _check_callable(student_factory, "student_factory")
-    _check_callable(reference_factory, "reference_factory")
-    checked = [_as_stream(item, i) for i, item in enumerate(_check_items(streams, "streams"))]
-    observe = _check_observe(observe)
-    rtol = check_real(rtol, "rtol", 0.0, strict=False)
-    atol = check_real(atol, "atol", 0.0, strict=False)
-    report = GradeReport(title=title)
-    for i, (stream, X, y) in enumerate(checked):
-        report.checks.append(_compare_on_stream(student_factory, reference_factory, stream, X, y, observe, rtol, atol, i))
-    return report
+    try:
+        import inspect
+
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+
+    def call(*args, **kwargs):
+        before = copy.deepcopy((args, kwargs))
+        result = fn(*args, **kwargs)
+        passed = [(names[i] if i < len(names) else f"number {i + 1}", old, new)
+                  for i, (old, new) in enumerate(zip(before[0], args))]
+        passed += [(key, before[1][key], kwargs[key]) for key in kwargs]
+        for name, old, new in passed:
+            if first_difference(old, new, 0.0, 0.0) is not None:
+                raise ValueError(f"changed its argument {name} in place; the assignment asks for a new value "
+                                 "and leaves the arguments as they were (copy before changing)")
+        return result
+
+    return call
 
 
-def _compare_on_stream(student_factory, reference_factory, stream, X, y, observe, rtol, atol, i) -> Check:
+def _has_method(obj: Any, name: str) -> bool:
+    try:
+        return callable(getattr(obj, name, None))
+    except Exception:  # a student's __getattr__ that raises
+        return False
+
+
+def _label(v: Any) -> int | None:
+    """A prediction as -1 or +1, or None if it is anything else (never raises)."""
+    try:
+        v = _scalar(v)
+        return int(v) if _is_number(v) and not isinstance(v, bool) and v in (-1, 1) else None
+    except Exception:
+        return None
+
+
+def check_learner(student_factory: Callable, reference: Any, stream: Stream, X: Any, y: np.ndarray,
+                  *, observe: Mapping[str, Callable], rtol: float, atol: float) -> Check:
+    """Play the student's learner and the ``reference`` learner round by round on one stream.
+
+    One check of a learner assignment (halving, winnow1, kernel_perceptron), shared by the public
+    checks (``reference`` replays recorded outputs) and the hidden tests (the live reference).
+    A fresh student learner is built with ``student_factory(**stream.params)``; in round t both
+    predict on x_t (the prediction must be -1 or +1 and equal the reference's), both are updated
+    with (x_t, y_t), and then every observable is compared, also before round 1. The student's
+    learner gets its own copy of every instance.
+    """
     name, points = stream.name, stream.points
-    reference = reference_factory(**stream.params)
-    if not (callable(getattr(reference, "predict", None)) and callable(getattr(reference, "update", None))):
-        raise TypeError(f"reference_factory must build a learner with predict and update, got {type(reference).__name__}")
     try:
         student = student_factory(**copy.deepcopy(dict(stream.params)))
     except Exception as exc:
         return _fail(name, points, _describe_exception(exc, "building the learner"))
     for method in ("predict", "update"):
-        if not callable(getattr(student, method, None)):
+        if not _has_method(student, method):
             return _fail(name, points, f"the learner has no {method} method")
 
     def observed(when: str) -> str | None:
@@ -658,31 +719,26 @@ def _compare_on_stream(student_factory, reference_factory, stream, X, y, observe
                 actual = fn(student)
             except Exception as exc:
                 return f"{when}: reading {key} " + _describe_exception(exc)
-            diff = _diff(expected, actual, rtol, atol, ())
-            if diff is not None:
-                return _difference_message(diff, False, f"{when}, {key} differs")
+            problem = mismatch(expected, actual, rtol, atol, prefix=f"{when}, {key} differs")
+            if problem:
+                return problem
         return None
 
     problem = observed("before round 1")
     if problem:
         return _fail(name, points, problem)
-    T = len(y)
-    for t in range(T):
-        x = X[t]
-        label = int(y[t])
+    for t in range(len(y)):
+        x, label = X[t], int(y[t])
         expected = int(reference.predict(x))
         try:
             actual = student.predict(copy.deepcopy(x))
         except Exception as exc:
             return _fail(name, points, _describe_exception(exc, f"round {t + 1}: predict"))
-        if isinstance(actual, np.ndarray) and actual.shape == ():
-            actual = actual.item()
-        if not _is_number(actual) or isinstance(actual, bool) or actual not in (-1, 1):
+        prediction = _label(actual)
+        if prediction is None:
             return _fail(name, points, f"round {t + 1}: predict must return -1 or +1, returned {_fmt(actual)}")
-        if int(actual) != expected:
-            return _fail(
-                name, points, f"first difference at round {t + 1} (prediction): expected {expected:+d}, got {int(actual):+d}"
-            )
+        if prediction != expected:
+            return _fail(name, points, f"first difference at round {t + 1} (prediction): expected {expected:+d}, got {prediction:+d}")
         reference.update(x, label)
         try:
             student.update(copy.deepcopy(x), label)
@@ -692,7 +748,7 @@ def _compare_on_stream(student_factory, reference_factory, stream, X, y, observe
         if problem:
             return _fail(name, points, "first difference " + problem)
     what = "predictions" + (" and " + ", ".join(observe) if observe else "")
-    return _pass(name, points, f"agrees with the reference on all {T} rounds ({what})")
+    return _pass(name, points, f"agrees with the reference on all {len(y)} rounds ({what})")
 
 
 def check_bounds(
@@ -707,8 +763,8 @@ def check_bounds(
     """Run the student's learner and check the inequalities of a proof after every round.
 
     This is the book's way of re-running a proof (see any chapter, e.g. the
-    lemmas of chapter 2, Winnow1): each bound measures both sides on the
-    learner's state, ``lhs <= rhs``, before round 1 and after every update.
+    lemmas of chapter 2, Winnow1, in assignment ``winnow1``): each bound measures
+    both sides on the learner's state, ``lhs <= rhs``, before round 1 and after every update.
 
     Parameters
     ----------
@@ -736,8 +792,8 @@ def check_bounds(
         If ``factory`` or a bound is not callable, ``streams`` or ``bounds`` is
         empty or malformed, or ``points``/``rtol`` is negative.
     """
-    _check_callable(factory, "factory")
-    checked = [_as_stream(item, i) for i, item in enumerate(_check_items(streams, "streams"))]
+    check_callable(factory, "factory")
+    checked = [checked_stream(item, i) for i, item in enumerate(check_items(streams, "streams"))]
     if not isinstance(bounds, Mapping) or not bounds:
         raise (TypeError if not isinstance(bounds, Mapping) else ValueError)(
             f"bounds must be a non-empty mapping of names to functions (learner, stream) -> (lhs, rhs), got {bounds!r}"
@@ -747,7 +803,6 @@ def check_bounds(
             raise TypeError(f"bounds[{key!r}] must be a function (learner, stream) -> (lhs, rhs), got {type(fn).__name__}")
     points = check_real(points, "points", 0.0, strict=False)
     rtol = check_real(rtol, "rtol", 0.0, strict=False)
-    report = GradeReport(title=title)
     failures: dict[str, str] = {}
     for stream, X, y in checked:
         if len(failures) == len(bounds):
@@ -789,6 +844,7 @@ def check_bounds(
                 live.clear()
                 break
             measure(f"after round {t + 1}")
+    report = GradeReport(title=title)
     for key in bounds:
         if key in failures:
             report.checks.append(_fail(key, points, failures[key]))
@@ -798,77 +854,6 @@ def check_bounds(
 
 
 # -- public checks: the reference's outputs stored as data -------------------------------------
-
-_PUBLIC_FORMAT = 1
-
-
-def record_public_checks(
-    reference: Callable,
-    *,
-    streams: Sequence[Stream | tuple] | None = None,
-    cases: Sequence[Case | tuple] | None = None,
-    observe: Mapping[str, str] | None = None,
-    rounds: bool = False,
-    title: str = "",
-) -> dict:
-    """Run the reference on the public streams or cases and record its outputs as plain data.
-
-    The lecturer's command ``python -m booktools grade --write-public-checks`` calls this for
-    every assignment and writes ``book/assignments/<name>_public.json``; the student's
-    notebook loads that file with ``load_public_checks`` and compares their code with the
-    recorded outputs, so no reference solution is ever in the student's hands.
-
-    Parameters
-    ----------
-    reference : callable
-        The reference learner class (with ``streams``) or function (with ``cases``).
-    streams : sequence of Stream, optional
-        For a learner: the predictions and the ``observe`` attributes are recorded
-        before round 1 and after every round.
-    cases : sequence of Case, optional
-        For a function: the return value of each case is recorded.
-    observe : mapping of str to str
-        Label -> attribute name of the learner, e.g. ``{"|V|": "size"}``.
-    rounds, title
-        As in ``compare_functions``.
-
-    Returns
-    -------
-    dict
-        JSON-ready (``onlinelib.plain_data.encode``) data for ``PublicChecks``.
-    """
-    from . import plain_data
-
-    _check_callable(reference, "reference")
-    if (streams is None) == (cases is None):
-        raise ValueError("record_public_checks needs exactly one of streams (a learner) or cases (a function)")
-    observe = dict(observe or {})
-    for label, attribute in observe.items():
-        if not isinstance(attribute, str) or not attribute.isidentifier():
-            raise TypeError(f"observe[{label!r}] must be an attribute name, got {attribute!r}")
-    data: dict[str, Any] = {"format": _PUBLIC_FORMAT, "title": str(title)}
-    if streams is not None:
-        data.update(kind="learner", observe=observe, streams=[])
-        for i, item in enumerate(_check_items(streams, "streams")):
-            stream, X, y = _as_stream(item, i)
-            learner = reference(**copy.deepcopy(dict(stream.params)))
-            seen = {attribute: [copy.deepcopy(getattr(learner, attribute))] for attribute in observe.values()}
-            predictions = []
-            for t in range(len(y)):
-                predictions.append(int(learner.predict(X[t])))
-                learner.update(X[t], int(y[t]))
-                for attribute in seen:
-                    seen[attribute].append(copy.deepcopy(getattr(learner, attribute)))
-            data["streams"].append({"name": stream.name, "X": X, "y": y, "params": dict(stream.params),
-                                    "points": stream.points, "predictions": predictions, "observed": seen})
-    else:
-        data.update(kind="function", rounds=bool(rounds), cases=[])
-        for i, item in enumerate(_check_items(cases, "cases")):
-            case = _as_case(item, i)
-            expected = reference(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
-            data["cases"].append({"name": case.name, "args": tuple(case.args), "kwargs": dict(case.kwargs),
-                                  "points": case.points, "expected": expected})
-    return plain_data.encode(data)
 
 
 class _Replay:
@@ -886,7 +871,7 @@ class _Replay:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_") or name not in self._observed:
             raise AttributeError(name)
-        return copy.deepcopy(self._observed[name][self._t])
+        return self._observed[name][self._t]
 
 
 class PublicChecks:
@@ -910,7 +895,7 @@ class PublicChecks:
         from . import plain_data
 
         data = plain_data.decode(data)
-        if not isinstance(data, Mapping) or data.get("format") != _PUBLIC_FORMAT or data.get("kind") not in ("learner", "function"):
+        if not isinstance(data, Mapping) or data.get("format") != PUBLIC_FORMAT or data.get("kind") not in ("learner", "function"):
             raise ValueError("data must be public checks written by record_public_checks (format 1, kind learner or function)")
         self.kind, self.title = data["kind"], str(data.get("title", ""))
         self.streams, self.cases, self._recorded = [], [], []
@@ -927,17 +912,19 @@ class PublicChecks:
 
     def run(self, candidate: Callable, *, rtol: float = 1e-9, atol: float = 1e-12) -> GradeReport:
         """Compare ``candidate`` (your class or function) with the recorded reference; one check per stream or case."""
-        _check_callable(candidate, "candidate")
+        check_callable(candidate, "candidate")
+        rtol = check_real(rtol, "rtol", 0.0, strict=False)
+        atol = check_real(atol, "atol", 0.0, strict=False)
         report = GradeReport(title=self.title)
         if self.kind == "learner":
             observe = {label: (lambda learner, a=attribute: getattr(learner, a)) for label, attribute in self.observe.items()}
-            for stream, (predictions, observed) in zip(self.streams, self._recorded):
-                replay = lambda predictions=predictions, observed=observed, **params: _Replay(predictions, observed)
-                report += compare_learners(candidate, replay, [stream], observe=observe, rtol=rtol, atol=atol)
+            for i, (item, (predictions, observed)) in enumerate(zip(self.streams, self._recorded)):
+                stream, X, y = checked_stream(item, i)
+                report.checks.append(check_learner(candidate, _Replay(predictions, observed), stream, X, y,
+                                                   observe=observe, rtol=rtol, atol=atol))
         else:
             for case, expected in zip(self.cases, self._recorded):
-                recorded = lambda *args, expected=expected, **kwargs: copy.deepcopy(expected)
-                report += compare_functions(candidate, recorded, [case], rtol=rtol, atol=atol, rounds=self.rounds)
+                report.checks.append(check_call(candidate, case, expected, rtol=rtol, atol=atol, rounds=self.rounds))
         return report
 
 

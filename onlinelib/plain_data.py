@@ -31,14 +31,35 @@ _DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32
 
 
 class PlainDataError(ValueError):
-    """A value that is not plain data (see the module docstring), with the path to the offending part."""
+    """A value that is not plain data (see the module docstring), with the path to the offending part.
+
+    The path is built only when the error is raised (one segment per level on the way out), so
+    encoding and decoding cost time linear in the size of the data, whatever its keys.
+    """
+
+    def __init__(self, message: str, path: tuple = ()):
+        self.reason, self.path = message, tuple(path)
+        super().__init__(message + _where(self.path))
+
+    def inside(self, segment) -> "PlainDataError":
+        """The same error one level further out: ``segment`` (an index or a key) goes in front of the path."""
+        return PlainDataError(self.reason, (segment, *self.path))
 
 
-def _where(path: str) -> str:
-    return f" at {path}" if path else ""
+def _where(path: tuple) -> str:
+    if not path:
+        return ""
+    parts = []
+    for segment in path:
+        if isinstance(segment, int):
+            parts.append(f"[{segment}]")
+        else:  # a key: shown clipped, never copied whole into a message
+            text = segment if len(segment) <= 40 else segment[:37] + "..."
+            parts.append(f"[{text!r}]")
+    return " at " + "".join(parts)
 
 
-def encode(value: Any, _path: str = "", _depth: int = 0) -> Any:
+def encode(value: Any, _depth: int = 0) -> Any:
     """The JSON-ready form of a plain value.
 
     Raises
@@ -48,7 +69,7 @@ def encode(value: Any, _path: str = "", _depth: int = 0) -> Any:
         nested more than ``MAX_DEPTH`` levels deep.
     """
     if _depth > MAX_DEPTH:
-        raise PlainDataError(f"nested more than {MAX_DEPTH} levels deep{_where(_path)}")
+        raise PlainDataError(f"nested more than {MAX_DEPTH} levels deep")
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -61,79 +82,110 @@ def encode(value: Any, _path: str = "", _depth: int = 0) -> Any:
         return value.item()
     if isinstance(value, np.ndarray):
         if value.dtype.name not in _DTYPES:
-            raise PlainDataError(f"a numpy array of dtype {value.dtype} is not plain data{_where(_path)}")
+            raise PlainDataError(f"a numpy array of dtype {value.dtype} is not plain data")
         return {"$array": {"dtype": value.dtype.name, "shape": list(value.shape), "data": value.ravel().tolist()}}
     if isinstance(value, (list, tuple)):
-        items = [encode(v, f"{_path}[{i}]", _depth + 1) for i, v in enumerate(value)]
+        items = []
+        for i, v in enumerate(value):
+            try:
+                items.append(encode(v, _depth + 1))
+            except PlainDataError as exc:
+                raise exc.inside(i) from None
         return items if isinstance(value, list) else {"$tuple": items}
     if isinstance(value, dict):
         out = {}
         for key, v in value.items():
             if not isinstance(key, str) or key.startswith("$"):
-                raise PlainDataError(f"dict keys must be strings not starting with '$', got {key!r}{_where(_path)}")
-            out[key] = encode(v, f"{_path}[{key!r}]", _depth + 1)
+                shown = repr(key) if not isinstance(key, str) or len(key) <= 40 else repr(key[:37] + "...")
+                raise PlainDataError(f"dict keys must be strings not starting with '$', got {shown}")
+            try:
+                out[key] = encode(v, _depth + 1)
+            except PlainDataError as exc:
+                raise exc.inside(key) from None
         return out
     from .kernels import BooleanKernel
 
     if type(value) is BooleanKernel:
         return {"$kernel": {"monotone": value.monotone, "max_literals": value.max_literals}}
-    raise PlainDataError(f"an object of type {type(value).__name__} is not plain data{_where(_path)}")
+    raise PlainDataError(f"an object of type {type(value).__name__} is not plain data")
 
 
-def _expect(condition: bool, message: str, path: str) -> None:
+def _expect(condition: bool, message: str) -> None:
     if not condition:
-        raise PlainDataError(message + _where(path))
+        raise PlainDataError(message)
 
 
-def decode(data: Any, _path: str = "", _depth: int = 0) -> Any:
-    """The value that ``encode`` turned into ``data``; anything else raises PlainDataError."""
-    _expect(_depth <= MAX_DEPTH, f"nested more than {MAX_DEPTH} levels deep", _path)
+def decode(data: Any, _depth: int = 0) -> Any:
+    """The value that ``encode`` turned into ``data``; anything else raises PlainDataError.
+
+    Time and memory are linear in the size of ``data`` (the grader decodes what an untrusted
+    submission sent, so no part of it may cost more than its own size: a megabyte-long key
+    is not copied once per element, an ``$array`` is built only from numbers).
+    """
+    _expect(_depth <= MAX_DEPTH, f"nested more than {MAX_DEPTH} levels deep")
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):
-        return [decode(v, f"{_path}[{i}]", _depth + 1) for i, v in enumerate(data)]
-    _expect(isinstance(data, dict), f"an object of type {type(data).__name__} is not plain data", _path)
+        return _decode_items(data, _depth)
+    _expect(isinstance(data, dict), f"an object of type {type(data).__name__} is not plain data")
     tags = [k for k in data if isinstance(k, str) and k.startswith("$")]
     if not tags:
-        return {k: decode(v, f"{_path}[{k!r}]", _depth + 1) for k, v in data.items()}
-    _expect(len(data) == 1, "a tagged value must be a dict with one key", _path)
+        out = {}
+        for key, v in data.items():
+            try:
+                out[key] = decode(v, _depth + 1)
+            except PlainDataError as exc:
+                raise exc.inside(key) from None
+        return out
+    _expect(len(data) == 1, "a tagged value must be a dict with one key")
     tag, body = tags[0], data[tags[0]]
     if tag == "$tuple":
-        _expect(isinstance(body, list), "$tuple must hold a list", _path)
-        return tuple(decode(v, f"{_path}[{i}]", _depth + 1) for i, v in enumerate(body))
+        _expect(isinstance(body, list), "$tuple must hold a list")
+        return tuple(_decode_items(body, _depth))
     if tag == "$fraction":
         _expect(isinstance(body, list) and len(body) == 2 and all(isinstance(s, str) for s in body),
-                "$fraction must hold [numerator, denominator] as strings", _path)
+                "$fraction must hold [numerator, denominator] as strings")
         try:
             return Fraction(int(body[0]), int(body[1]))
         except (ValueError, ZeroDivisionError) as exc:
-            raise PlainDataError(f"bad $fraction {body!r}: {exc}{_where(_path)}") from None
+            raise PlainDataError(f"bad $fraction: {str(exc)[:100]}") from None
     if tag == "$array":
         _expect(isinstance(body, dict) and set(body) == {"dtype", "shape", "data"},
-                "$array must hold dtype, shape and data", _path)
+                "$array must hold dtype, shape and data")
         dtype, shape, flat = body["dtype"], body["shape"], body["data"]
-        _expect(dtype in _DTYPES, f"$array dtype must be one of {', '.join(_DTYPES)}, got {dtype!r}", _path)
+        _expect(isinstance(dtype, str) and dtype in _DTYPES,
+                f"$array dtype must be one of {', '.join(_DTYPES)}, got {str(dtype)[:40]!r}")
         _expect(isinstance(shape, list) and len(shape) <= MAX_DEPTH
                 and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
-                "$array shape must be a list of sizes >= 0", _path)
+                "$array shape must be a list of sizes >= 0")
         _expect(isinstance(flat, list) and len(flat) == math.prod(shape),
-                "$array data must be a flat list with one entry per element", _path)
-        _expect(all(isinstance(v, (bool, int, float)) for v in flat), "$array data must hold numbers", _path)
+                "$array data must be a flat list with one entry per element")
+        _expect(all(type(v) in (bool, int, float) for v in flat), "$array data must hold numbers")
         try:
             return np.array(flat, dtype=dtype).reshape(shape)
         except (OverflowError, ValueError, TypeError) as exc:
-            raise PlainDataError(f"bad $array: {exc}{_where(_path)}") from None
+            raise PlainDataError(f"bad $array: {str(exc)[:100]}") from None
     if tag == "$kernel":
         _expect(isinstance(body, dict) and set(body) == {"monotone", "max_literals"}
                 and isinstance(body["monotone"], bool)
                 and (body["max_literals"] is None or (isinstance(body["max_literals"], int)
                                                       and not isinstance(body["max_literals"], bool)
                                                       and body["max_literals"] >= 0)),
-                "$kernel must hold monotone (a bool) and max_literals (an int >= 0 or null)", _path)
+                "$kernel must hold monotone (a bool) and max_literals (an int >= 0 or null)")
         from .kernels import BooleanKernel
 
         return BooleanKernel(body["monotone"], body["max_literals"])
-    raise PlainDataError(f"unknown tag {tag!r}{_where(_path)}")
+    raise PlainDataError(f"unknown tag {tag[:40]!r}")
+
+
+def _decode_items(items: list, depth: int) -> list:
+    out = []
+    for i, v in enumerate(items):
+        try:
+            out.append(decode(v, depth + 1))
+        except PlainDataError as exc:
+            raise exc.inside(i) from None
+    return out
 
 
 def dumps(value: Any) -> str:

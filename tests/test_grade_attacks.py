@@ -145,16 +145,20 @@ def _cmdline(pid: str) -> str:
 
 
 def _is_a_grader(pid: str) -> bool:
-    """True if ``pid`` is a grading run, ``python -m booktools grade ...``: its arguments hold
-    ``-m booktools grade`` in a row (a sandboxed worker runs ``/grader/grade_worker.py`` instead)."""
+    """True if ``pid`` is a grading run, ``python -m booktools grade ...`` (its arguments hold
+    ``-m booktools grade`` in a row; a sandboxed worker runs ``/grader/grade_worker.py`` instead),
+    or a pytest process, which may be grading in-process for another test (tests/test_grade_robustness.py)."""
     args = _cmdline(pid).split("\0")
-    return any(args[i:i + 3] == ["-m", "booktools", "grade"] for i in range(len(args)))
+    return any(args[i:i + 3] == ["-m", "booktools", "grade"] for i in range(len(args))) \
+        or any("pytest" in arg for arg in args[:3])
 
 
 def _under_a_running_grader(pid: str) -> bool:
     """True if an ancestor of ``pid`` is a grader still running: another test's grading run (make
     test runs two pytest workers), whose workers are alive by right. Our own grader has exited by
-    the time we look, so a survivor of our run has no such ancestor (it was re-parented)."""
+    the time we look, so a survivor of our run has no such ancestor (it was re-parented to init,
+    past our pytest process: the grader ran as a subprocess of it, and its judges and their
+    sandboxes were children of the grader's fork server)."""
     seen = set()
     while pid not in ("0", "1") and pid not in seen:
         seen.add(pid)
@@ -267,6 +271,8 @@ def test_no_process_or_cgroup_outlives_the_run(graded, assignment):
     *_, left = graded(assignment)
     assert not processes_with(MARKERS), "a submission's process survived the grading run"
     assert not processes_with(["/grader/grade_worker.py"]), "a sandboxed worker survived the grading run"
+    # the judges are forked from the run's fork server; both end with the run
+    assert not processes_with(["from multiprocessing.forkserver import main"]), "a judge survived the grading run"
     assert not left, f"cgroups left behind by this run: {left}"
 
 

@@ -5,10 +5,13 @@
 * Every ``__all__`` of every module (subpackages included) names things that exist, and every
   name the package re-exports is in the ``__all__`` of the module that defines it.
 * ``import onlinelib`` loads neither ipywidgets, matplotlib, numba nor scipy's slow parts.
+* The README's Layout has one line per module of onlinelib and booktools, and onlinelib never
+  imports booktools (the lecturer's tools, which students do not install).
 """
 import ast
 import importlib
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,4 +132,60 @@ def test_every_chapter_imports_onlinelib_one_way():
                             continue
                         if allowed.get(full) != (a.asname or a.name):
                             offenders.append(f"{name}.md: from {node.module} import {a.name}")
+    assert not offenders, offenders
+
+
+ROOT = PACKAGE.parent
+
+
+def _layout_files() -> set[str]:
+    """The files the README's Layout section lists under onlinelib/ and booktools/ (paths from the root).
+
+    The section is one code block: a package starts a line at column 0 (``booktools/``), its
+    modules and subfolders follow indented by two (``  checks.py``, ``  learning_curves/``), a
+    subfolder's modules by four; continuation lines are indented further and name no file."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Layout"):]
+    block = section[section.index("```") + 3:]
+    block = block[: block.index("```")]
+    listed, package, folder = set(), None, None
+    for line in block.splitlines():
+        match = re.match(r"( *)(\S+)", line)
+        if not match:
+            continue
+        indent, name = len(match.group(1)), match.group(2)
+        if indent == 0:
+            package, folder = (name if name in ("onlinelib/", "booktools/") else None), None
+        elif package and indent == 2 and name.endswith("/"):
+            folder = package + name
+        elif package and indent == 2 and name.endswith(".py"):
+            listed.add(package + name)
+            folder = None
+        elif package and folder and indent == 4 and name.endswith(".py"):
+            listed.add(folder + name)
+    return listed
+
+
+def test_the_readme_layout_lists_every_module_of_the_library_and_the_tools():
+    """One line per module (DESIGN.md): every module of onlinelib and booktools, and of
+    onlinelib/learning_curves/, is in the README's Layout, and every file listed there exists.
+    ``booktools/__init__.py`` and ``__main__.py`` are named on the ``booktools/`` line itself; the
+    chapter modules on the ``chapters/`` line."""
+    listed = _layout_files()
+    modules = {path.relative_to(ROOT).as_posix() for folder in ("onlinelib", "booktools", "onlinelib/learning_curves")
+               for path in (ROOT / folder).glob("*.py")}
+    modules -= {"booktools/__init__.py", "booktools/__main__.py", "onlinelib/learning_curves/__init__.py"}
+    assert {"onlinelib/grading.py", "booktools/checks.py", "onlinelib/learning_curves/theory.py"} <= listed
+    assert not modules - listed, f"modules without their line in the README's Layout: {sorted(modules - listed)}"
+    assert not listed - modules, f"the README's Layout lists files that do not exist: {sorted(listed - modules)}"
+
+
+def test_the_library_never_imports_the_course_tools():
+    """Students install onlinelib without booktools (issue 23): the grading engine that only the
+    lecturer runs lives in booktools and imports onlinelib.grading, never the other way round."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for module, line in _imported_modules(ast.parse(path.read_text(encoding="utf-8"))):
+            if module == "booktools" or module.startswith("booktools."):
+                offenders.append(f"{path.relative_to(ROOT)}:{line}")
     assert not offenders, offenders

@@ -7,7 +7,7 @@ import numbers
 from fractions import Fraction
 
 import onlinelib as ol
-from onlinelib import grading
+from booktools import checks
 
 FUNCTION = "expected_mistakes"
 KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
@@ -54,12 +54,15 @@ def chain_p(n):
 
 def cases():
     return [
-        grading.Case("the Directed Drift chain, n = 9", (chain_p(9),)),
-        grading.Case("the Directed Drift chain, n = 16", (chain_p(16),)),
-        grading.Case("n = 1", ([Fraction(1)],)),
-        grading.Case("p_d = 1/2 for d < 6, p_6 = 1", ([Fraction(1, 2)] * 5 + [Fraction(1)],)),
-        grading.Case("p_d = 1/10 everywhere, p_n != 1", ([Fraction(1, 10)] * 3,)),
-        grading.Case("float probabilities", ([0.3, 0.45, 0.6, 0.8, 1.0],)),
+        checks.Case("the Directed Drift chain, n = 9", (chain_p(9),)),
+        checks.Case("the Directed Drift chain, n = 16", (chain_p(16),)),
+        # n = 1 with p_1 != 1 (with p_1 = 1 the answer [0, 1] is what a guess E[M | d] = d gives)
+        checks.Case("n = 1, p_1 = 2/5 (E[M | 1] = 5/2)", ([Fraction(2, 5)],)),
+        checks.Case("p_d = 1/2 for d < 6, p_6 = 1", ([Fraction(1, 2)] * 5 + [Fraction(1)],)),
+        checks.Case("p_d = 1/10 everywhere, p_n != 1", ([Fraction(1, 10)] * 3,)),
+        checks.Case("float probabilities", ([0.3, 0.45, 0.6, 0.8, 1.0],)),
+        # E[M | d] is about 10^360 here: beyond the largest float (1.8e308), so only Fractions are exact.
+        checks.Case("tiny p_d = 1/1000, n = 120: E[M | d] beyond the largest float", ([Fraction(1, 1000)] * 120,)),
     ]
 
 
@@ -68,13 +71,13 @@ def public_checks():
     return {
         "title": "Assignment 5, public checks",
         "cases": [
-            grading.Case("the Directed Drift chain, n = 3", (chain_p(3),)),
-            grading.Case("the Directed Drift chain, n = 5", (chain_p(5),)),
-            grading.Case("every flip good, n = 4 (E[M | d] = d)", ([Fraction(1)] * 4,)),
+            checks.Case("the Directed Drift chain, n = 3", (chain_p(3),)),
+            checks.Case("the Directed Drift chain, n = 5", (chain_p(5),)),
+            checks.Case("every flip good, n = 4 (E[M | d] = d)", ([Fraction(1)] * 4,)),
         ],
     }
 
 
-def grade(student) -> grading.GradeReport:
+def grade(student) -> checks.GradeReport:
     """One point per case: every E[M | d] exact (or within 1e-9 relative)."""
-    return grading.compare_functions(student, REFERENCE, cases(), title=TITLE)
+    return checks.compare_functions(student, REFERENCE, cases(), title=TITLE)

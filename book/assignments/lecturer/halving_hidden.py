@@ -7,16 +7,19 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment halving --out scores
 import numpy as np
 
 import onlinelib as ol
-from onlinelib import grading
+from booktools import checks
 
 FUNCTION = "HalvingLearner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
 TITLE = "Assignment 1: Halving (chapter 1)"
-# What the student writes: absent from the library a graded notebook sees.
+# What the student writes: absent from the library a graded notebook sees. Weighted Majority with
+# eta = 1 over the concept table is Halving too (tests/test_library_shortcut.py), so it goes as well.
 FORBIDDEN = [
     "onlinelib.Halving", "onlinelib.RandomizedHalving", "onlinelib.SOA",
     "onlinelib.version_space._VersionSpaceLearner", "onlinelib.version_space._VersionSpace",
     "onlinelib.version_space._halving_rule", "onlinelib.version_space._majority",
+    "onlinelib.WeightedMajority", "onlinelib.RandomizedWeightedMajority", "onlinelib.weighted_majority_run",
+    "onlinelib.experts._run",
 ]
 
 
@@ -35,20 +38,20 @@ def streams():
     out = []
     line = ol.thresholds(31)
     X, y = ol.random_stream(line, target=13, length=60, rng=rng)
-    out.append(grading.Stream("thresholds on 31 points, random", X, y, params={"table": _table(line)}))
+    out.append(checks.Stream("thresholds on 31 points, random", X, y, params={"table": _table(line)}))
     every = ol.all_concepts(5)
     X, y = ol.random_stream(every, target=int(rng.integers(every.size)), length=50, rng=rng)
-    out.append(grading.Stream("all 32 concepts on 5 points, random", X, y, params={"table": _table(every)}))
+    out.append(checks.Stream("all 32 concepts on 5 points, random", X, y, params={"table": _table(every)}))
     disj = ol.monotone_disjunctions(4)
     X, y = ol.random_stream(disj, target=0b0101, length=60, rng=rng)
-    out.append(grading.Stream("monotone disjunctions of 4 variables, random", X, y, params={"table": _table(disj)}))
+    out.append(checks.Stream("monotone disjunctions of 4 variables, random", X, y, params={"table": _table(disj)}))
     single = ol.singletons(12)
     X, y = ol.one_per_round_adversary(single, target=12, rng=rng)
-    out.append(grading.Stream("singletons on 12 points, one-per-round adversary", X, y, params={"table": _table(single)}))
+    out.append(checks.Stream("singletons on 12 points, one-per-round adversary", X, y, params={"table": _table(single)}))
     # The adaptive adversary of chapter 1, against the reference: every round is a mistake for it.
     adaptive = ol.adaptive_adversary(REFERENCE(_table(every)), every)
-    out.append(grading.Stream("all concepts on 5 points, adaptive adversary", adaptive.X, adaptive.y,
-                              params={"table": _table(every)}))
+    out.append(checks.Stream("all concepts on 5 points, adaptive adversary", adaptive.X, adaptive.y,
+                             params={"table": _table(every)}))
     return out
 
 
@@ -63,14 +66,14 @@ def public_checks():
         "title": "Assignment 1, public checks",
         "observe": {"|V|": "size"},
         "streams": [
-            grading.Stream("thresholds on 15 points, random stream", X, y, params={"table": table}),
-            grading.Stream("thresholds on 15 points, one-per-round adversary", X_adv, y_adv, params={"table": table}),
+            checks.Stream("thresholds on 15 points, random stream", X, y, params={"table": table}),
+            checks.Stream("thresholds on 15 points, one-per-round adversary", X_adv, y_adv, params={"table": table}),
         ],
     }
 
 
-def grade(student) -> grading.GradeReport:
+def grade(student) -> checks.GradeReport:
     """Compare the student's class with the reference: predictions and |V| in every round."""
-    return grading.compare_learners(
+    return checks.compare_learners(
         student, REFERENCE, streams(), observe={"|V|": lambda learner: learner.size}, title=TITLE
     )

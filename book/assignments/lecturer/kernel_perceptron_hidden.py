@@ -6,13 +6,15 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment kernel_perceptron --
 import numpy as np
 
 import onlinelib as ol
-from onlinelib import grading
+from booktools import checks
 
 FUNCTION = "KernelPerceptronLearner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
 TITLE = "Assignment 4: kernel Perceptron (chapter 6)"
-# What the student writes: absent from the library a graded notebook sees (the kernels stay).
-FORBIDDEN = ["onlinelib.KernelPerceptron", "onlinelib.Perceptron"]
+# What the student writes: absent from the library a graded notebook sees (the kernels stay). The
+# Perceptron (and the p-norm algorithm with p = 2, which is the Perceptron) over the kernel's explicit
+# features is the kernel Perceptron where the features fit in memory (tests/test_library_shortcut.py).
+FORBIDDEN = ["onlinelib.KernelPerceptron", "onlinelib.Perceptron", "onlinelib.PNormPerceptron"]
 
 
 def REFERENCE(n_features, kernel):
@@ -24,18 +26,18 @@ def streams():
     rng = np.random.default_rng(20260404)
     out = []
     X, y = ol.monotone_dnf_stream(8, [[0, 1, 2], [3, 4], [5, 6, 7]], 60, rng)
-    out.append(grading.Stream("monotone DNF on 8 variables, monotone monomials", X, y,
-                              params={"n_features": 8, "kernel": ol.monotone_monomials()}))
+    out.append(checks.Stream("monotone DNF on 8 variables, monotone monomials", X, y,
+                             params={"n_features": 8, "kernel": ol.monotone_monomials()}))
     X, y = ol.monotone_dnf_stream(7, [[0, 6], [2]], 50, rng, density=0.4)
-    out.append(grading.Stream("DNF on 7 variables, all conjunctions", X, y,
-                              params={"n_features": 7, "kernel": ol.all_conjunctions()}))
+    out.append(checks.Stream("DNF on 7 variables, all conjunctions", X, y,
+                             params={"n_features": 7, "kernel": ol.all_conjunctions()}))
     X, y = ol.monotone_dnf_stream(9, [[1, 2], [4, 8]], 60, rng)
-    out.append(grading.Stream("DNF on 9 variables, conjunctions of at most 2 literals", X, y,
-                              params={"n_features": 9, "kernel": ol.bounded_conjunctions(2)}))
+    out.append(checks.Stream("DNF on 9 variables, conjunctions of at most 2 literals", X, y,
+                             params={"n_features": 9, "kernel": ol.bounded_conjunctions(2)}))
     family = ol.constant_weight_family(16, 4, 1, 12, rng)
     X, y = ol.theorem4_stream(family)
-    out.append(grading.Stream("Theorem 4 stream, n = 16", X, y,
-                              params={"n_features": 16, "kernel": ol.monotone_monomials()}))
+    out.append(checks.Stream("Theorem 4 stream, n = 16", X, y,
+                             params={"n_features": 16, "kernel": ol.monotone_monomials()}))
     # n = 70: 2^70 does not fit in int64, so the scores must be exact Python ints.
     n = 70
     X = np.zeros((4, n), dtype=np.uint8)
@@ -43,9 +45,30 @@ def streams():
     X[2, :69] = 1
     X[3, :35] = 1
     y = np.array([-1, 1, -1, -1], dtype=np.int8)
-    out.append(grading.Stream("n = 70, kernel values beyond 2^63", X, y,
-                              params={"n_features": n, "kernel": ol.monotone_monomials()}))
+    out.append(checks.Stream("n = 70, kernel values beyond 2^63", X, y,
+                             params={"n_features": n, "kernel": ol.monotone_monomials()}))
+    X, y = float_rounding_stream()
+    out.append(checks.Stream("n = 70, a score of -1 that float sums round to 0 (+1)", X, y,
+                             params={"n_features": 70, "kernel": ol.monotone_monomials()}))
     return out
+
+
+def float_rounding_stream():
+    """Four mistakes, then an instance x whose exact score is -2^58 + 2^59 - 1 - 2^58 = -1 (predict -1).
+
+    M = [A (-1), B (+1), z (-1), C (-1)] with |A & x| = 58, |B & x| = 59, z disjoint from x and
+    |C & x| = 58. Summed in floats in M's order, 2^58 - 1 rounds to 2^58 and the score to 0 (+1);
+    in the reverse order -2^58 - 1 rounds to -2^58, and again 0; pairwise too. Only the exact
+    Python-int sum (or math.fsum) gives -1. The kernel values stay below 2^63.
+    """
+    n = 70
+    X = np.zeros((5, n), dtype=np.uint8)
+    X[0, 0:58] = 1  # A: predicted +1 (score 0), labelled -1
+    X[1, 0:59] = X[1, 60:70] = 1  # B: score -2^58, labelled +1
+    X[2, 60:70] = 1  # z: score -1 + 2^10, labelled -1
+    X[3, 1:59] = 1  # C: score -2^57 + 2^58 - 1, labelled -1
+    X[4, 0:60] = 1  # x: score -1, labelled -1 (a correct prediction, no update)
+    return X, np.array([-1, 1, -1, -1, -1], dtype=np.int8)
 
 
 def public_checks():
@@ -59,14 +82,14 @@ def public_checks():
         "title": "Assignment 4, public checks",
         "observe": {"n_updates": "n_updates"},
         "streams": [
-            grading.Stream("monotone DNF on 6 variables, random", X, y, params={"n_features": 6, "kernel": kernel}),
-            grading.Stream("scores equal to 0", X_ties, y_ties, params={"n_features": 6, "kernel": kernel}),
+            checks.Stream("monotone DNF on 6 variables, random", X, y, params={"n_features": 6, "kernel": kernel}),
+            checks.Stream("scores equal to 0", X_ties, y_ties, params={"n_features": 6, "kernel": kernel}),
         ],
     }
 
 
-def grade(student) -> grading.GradeReport:
+def grade(student) -> checks.GradeReport:
     """One point per stream: predictions and |M| in every round."""
-    return grading.compare_learners(
+    return checks.compare_learners(
         student, REFERENCE, streams(), observe={"n_updates": lambda learner: learner.n_updates}, title=TITLE
     )

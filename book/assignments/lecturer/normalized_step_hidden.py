@@ -5,18 +5,23 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment normalized_step --ou
 """
 import numpy as np
 
-from onlinelib import grading
+from booktools import checks
 from onlinelib.learning_curves import normalized_perceptron_step
 
 FUNCTION = "normalized_step"
 KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
+# The specification says "without changing W": a call that changes an argument fails its case
+# (checked where the arguments live: in the grader's worker, and in process for the tests).
+READ_ONLY_ARGUMENTS = True
 TITLE = "Assignment 6: normalized perceptron step (chapter 8)"
-# What the student writes: absent from the library a graded notebook sees.
+# What the student writes: absent from the library a graded notebook sees. The Perceptron (and the
+# p-norm algorithm with p = 2) with its weights set to W N / eta takes the same step on a mistake, so
+# they go too (tests/test_library_shortcut.py).
 FORBIDDEN = [
     "onlinelib.learning_curves.normalized_perceptron_step", "onlinelib.learning_curves.simulate_normalized_perceptron",
     "onlinelib.learning_curves.simulation._simulate_full", "onlinelib.learning_curves.simulation._simulate_reduced",
     "onlinelib.learning_curves.NormalizedPerceptron", "onlinelib.learning_curves.NoiseRobustPerceptron",
-    "onlinelib.learning_curves.one_step_drift",
+    "onlinelib.learning_curves.one_step_drift", "onlinelib.Perceptron", "onlinelib.PNormPerceptron",
 ]
 
 
@@ -32,19 +37,33 @@ def _unit(v):
 
 
 def cases():
+    """Unit and non-unit W (the step starts from W itself; a correct prediction returns W/|W|), ties, N = 1.
+
+    No case has the answer W itself, so returning the input earns nothing.
+    """
     rng = np.random.default_rng(20260606)
     out = []
     for N, eta in ((50, 0.5), (200, 3.0)):
         W = _unit(rng.normal(size=N))
         S = rng.normal(size=N)
         label = -1 if W @ S >= 0 else 1
-        out.append(grading.Case(f"a mistake, N = {N}, eta = {eta}", (W, S, label, eta)))
-    W = _unit(rng.normal(size=30))
-    out.append(grading.Case("a mistake with eta = 0: W unchanged", (W, -W, 1, 0.0)))
-    out.append(grading.Case("N = 1, a mistake", (np.array([1.0]), np.array([2.0]), -1, 5.0)))
+        out.append(checks.Case(f"a mistake, N = {N}, eta = {eta}", (W, S, label, eta)))
+    W = 3.0 * _unit(rng.normal(size=30))
+    out.append(checks.Case("a mistake with eta = 0 and |W| = 3: returns W/|W|", (W, -W, 1, 0.0)))
+    out.append(checks.Case("N = 1, a mistake", (np.array([1.0]), np.array([2.0]), -1, 5.0)))
     e = np.eye(10)
-    out.append(grading.Case("W . S = 0 and label +1: correct, no change", (e[3], e[7], 1, 1.0)))
-    out.append(grading.Case("W . S = 0 and label -1: a mistake", (_unit(e[0] + e[1]), e[0] - e[1], -1, 4.0)))
+    out.append(checks.Case("W . S = 0 and label +1, |W| != 1: correct, returns W/|W|",
+                           (2.5 * e[3] - 0.5 * e[5], e[7], 1, 1.0)))
+    out.append(checks.Case("W . S = 0 and label -1: a mistake", (_unit(e[0] + e[1]), e[0] - e[1], -1, 4.0)))
+    W = 0.37 * _unit(rng.normal(size=40))
+    S = rng.normal(size=40)
+    out.append(checks.Case("|W| = 0.37, a correct prediction: returns W/|W|", (W, S, 1 if W @ S >= 0 else -1, 2.0)))
+    W = 4.2 * _unit(rng.normal(size=25))
+    S = rng.normal(size=25)
+    out.append(checks.Case("|W| = 4.2, a mistake: W + (eta/N) label S from W itself, then W'/|W'|",
+                           (W, S, -1 if W @ S >= 0 else 1, 2.0)))
+    out.append(checks.Case("N = 1, W = [-0.5], a correct prediction: returns [-1]",
+                           (np.array([-0.5]), np.array([3.0]), -1, 1.0)))
     return out
 
 
@@ -60,13 +79,13 @@ def public_checks():
     return {
         "title": "Assignment 6, public checks",
         "cases": [
-            grading.Case("a mistake, N = 20, eta = 1", (W, S, wrong, 1.0)),
-            grading.Case("a correct prediction: no change", (W, S, -wrong, 1.0)),
-            grading.Case("W . S = 0 and label -1: sgn(0) = +1 is a mistake", (e1, e2, -1, 2.0)),
+            checks.Case("a mistake, N = 20, eta = 1", (W, S, wrong, 1.0)),
+            checks.Case("a correct prediction: no change", (W, S, -wrong, 1.0)),
+            checks.Case("W . S = 0 and label -1: sgn(0) = +1 is a mistake", (e1, e2, -1, 2.0)),
         ],
     }
 
 
-def grade(student) -> grading.GradeReport:
-    """One point per case: every entry of the new W within 1e-9 (relative)."""
-    return grading.compare_functions(student, REFERENCE, cases(), title=TITLE)
+def grade(student) -> checks.GradeReport:
+    """One point per case: every entry of the new W within 1e-9 (relative), W itself unchanged."""
+    return checks.compare_functions(student, REFERENCE, cases(), read_only_arguments=READ_ONLY_ARGUMENTS, title=TITLE)

@@ -6,16 +6,19 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment rwma --out scores.cs
 import numpy as np
 
 import onlinelib as ol
-from onlinelib import grading
+from booktools import checks
 
 FUNCTION = "rwma_mistake_probabilities"
 KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
 TITLE = "Assignment 3: RWMA expected mistakes (chapter 5)"
-# What the student writes: absent from the library a graded notebook sees.
+# What the student writes: absent from the library a graded notebook sees. With eta = 1, RWMA over the
+# experts is Randomized Halving, whose exact expectation (and Halving's votes) give F_t, so the
+# version space goes too (tests/test_library_shortcut.py).
 FORBIDDEN = [
     "onlinelib.weighted_majority_run", "onlinelib.simulate_randomized_weighted_majority",
     "onlinelib.WeightedMajority", "onlinelib.RandomizedWeightedMajority",
     "onlinelib.experts._run", "onlinelib.experts._weight_rows", "onlinelib.experts._log_weights", "onlinelib.experts._vote",
+    "onlinelib.Halving", "onlinelib.randomized_halving_expected_mistakes", "onlinelib.version_space._VersionSpace",
 ]
 
 
@@ -28,17 +31,17 @@ def cases():
     rng = np.random.default_rng(20260303)
     out = []
     P, y = ol.iid_experts(200, rng.uniform(0.3, 0.9, size=8), rng)
-    out.append(grading.Case("eight i.i.d. experts, eta = 0.25", (P, y, 0.25)))
+    out.append(checks.Case("eight i.i.d. experts, eta = 0.25", (P, y, 0.25)))
     P, y = ol.planted_best_expert(150, 6, 10, rng)
-    out.append(grading.Case("planted best expert (10 mistakes), eta = 0.5", (P, y, 0.5)))
+    out.append(checks.Case("planted best expert (10 mistakes), eta = 0.5", (P, y, 0.5)))
     P, y = ol.wma_adversary(120, 7, 0.3, rng)
-    out.append(grading.Case("the Weighted Majority adversary, eta = 0.3", (P, y, 0.3)))
+    out.append(checks.Case("the Weighted Majority adversary, eta = 0.3", (P, y, 0.3)))
     P, y = ol.planted_best_expert(60, 4, 0, rng)
-    out.append(grading.Case("a perfect expert, eta = 1", (P, y, 1.0)))
+    out.append(checks.Case("a perfect expert, eta = 1", (P, y, 1.0)))
     P, y = ol.iid_experts(30, [0.6], rng)
-    out.append(grading.Case("a single expert", (P, y, 0.5)))
+    out.append(checks.Case("a single expert", (P, y, 0.5)))
     P, y = ol.iid_experts(3000, [0.55, 0.5, 0.45, 0.4], rng)
-    out.append(grading.Case("3000 rounds, eta = 0.9 (the weights underflow unless rescaled)", (P, y, 0.9)))
+    out.append(checks.Case("3000 rounds, eta = 0.9 (the weights underflow unless rescaled)", (P, y, 0.9)))
     return out
 
 
@@ -51,13 +54,13 @@ def public_checks():
         "title": "Assignment 3, public checks",
         "rounds": True,
         "cases": [
-            grading.Case("four i.i.d. experts, eta = 0.5", (P1, y1, 0.5)),
-            grading.Case("four i.i.d. experts, eta = 0.1", (P1, y1, 0.1)),
-            grading.Case("a perfect expert among 5, eta = 1 (Randomized Halving)", (P2, y2, 1.0)),
+            checks.Case("four i.i.d. experts, eta = 0.5", (P1, y1, 0.5)),
+            checks.Case("four i.i.d. experts, eta = 0.1", (P1, y1, 0.1)),
+            checks.Case("a perfect expert among 5, eta = 1 (Randomized Halving)", (P2, y2, 1.0)),
         ],
     }
 
 
-def grade(student) -> grading.GradeReport:
+def grade(student) -> checks.GradeReport:
     """One point per case: F_t must match to 1e-9 (relative) in every round."""
-    return grading.compare_functions(student, REFERENCE, cases(), rounds=True, title=TITLE)
+    return checks.compare_functions(student, REFERENCE, cases(), rounds=True, title=TITLE)

@@ -3,14 +3,17 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment winnow1 --out scores.csv``.
 
-Five streams compared round by round with ``onlinelib.Winnow1`` (weights, promotions,
-eliminations), then the chapter's invariants measured on the student's own learner.
+Seven streams compared round by round with ``onlinelib.Winnow1`` (weights, promotions,
+eliminations): one point each. Then the chapter's lemmas measured on the student's own learner,
+one point per stream, counted only on a stream where the learner made the reference's mistakes
+and its promotions and eliminations (the proof's u and v) in every round: a bound that a learner
+meets by doing nothing (weights all 1, u = v = 0) earns nothing on its own.
 """
 import math
 
 import numpy as np
 
-from onlinelib import grading
+from booktools import checks
 import onlinelib as ol
 
 FUNCTION = "Winnow1Learner"
@@ -31,19 +34,20 @@ STATE = {
     "promotions": lambda learner: learner.promotions,
     "eliminations": lambda learner: learner.eliminations,
 }
+COUNTERS = {key: STATE[key] for key in ("promotions", "eliminations")}
 
 
 def streams():
     rng = np.random.default_rng(20260202)
     out = []
     X, y, rel = ol.disjunction_stream(32, 3, 200, rng)
-    out.append(grading.Stream("n = 32, k = 3, random", X, y, params={"n": 32}, info={"relevant": rel}))
+    out.append(checks.Stream("n = 32, k = 3, random", X, y, params={"n": 32}, info={"relevant": rel}))
     X, y, rel = ol.disjunction_stream(20, 1, 120, rng, active=6)
-    out.append(grading.Stream("n = 20, k = 1, six active bits", X, y, params={"n": 20}, info={"relevant": rel}))
+    out.append(checks.Stream("n = 20, k = 1, six active bits", X, y, params={"n": 20}, info={"relevant": rel}))
     X, y, rel = ol.disjunction_stream(24, 4, 150, rng)
-    out.append(grading.Stream("n = 24, k = 4, theta = 3", X, y, params={"n": 24, "theta": 3}, info={"relevant": rel}))
+    out.append(checks.Stream("n = 24, k = 4, theta = 3", X, y, params={"n": 24, "theta": 3}, info={"relevant": rel}))
     X, y, rel = ol.winnow1_promotion_adversary(32, 3)
-    out.append(grading.Stream("n = 32, k = 3, promotion adversary", X, y, params={"n": 32}, info={"relevant": rel}))
+    out.append(checks.Stream("n = 32, k = 3, promotion adversary", X, y, params={"n": 32}, info={"relevant": rel}))
     # Ties: the score equals theta exactly (theta = 4, four active weights of 1) and must predict -1.
     n = 16
     X = np.zeros((6, n), dtype=np.uint8)
@@ -54,8 +58,17 @@ def streams():
     X[4, 9] = 1
     X[5, 10:14] = 1
     y = np.array([-1, -1, 1, -1, 1, -1], dtype=np.int8)
-    out.append(grading.Stream("n = 16, theta = 4, scores equal to theta", X, y, params={"n": n, "theta": 4},
-                              info={"relevant": np.array([9])}))
+    out.append(checks.Stream("n = 16, theta = 4, scores equal to theta", X, y, params={"n": n, "theta": 4},
+                             info={"relevant": np.array([9])}))
+    # n odd: the default theta = n/2 = 17.5 is not an integer. Scores are integers (weights are 0 or
+    # powers of 2), so a score of 18 is +1 here and -1 for a threshold rounded up to 18.
+    X, y, rel = ol.disjunction_stream(35, 2, 60, rng, active=18)
+    out.append(checks.Stream("n = 35 (odd), default theta = 17.5, 18 active bits", X, y, params={"n": 35},
+                             info={"relevant": rel}))
+    # A threshold that is not an integer, given explicitly: scores of 3 are +1 (3 > 2.5).
+    X, y, rel = ol.disjunction_stream(12, 2, 60, rng, active=3)
+    out.append(checks.Stream("n = 12, k = 2, theta = 2.5 (not an integer), three active bits", X, y,
+                             params={"n": 12, "theta": 2.5}, info={"relevant": rel}))
     return out
 
 
@@ -108,14 +121,63 @@ def public_checks():
         "title": "Assignment 2, public checks",
         "observe": {"weights": "weights", "promotions": "promotions", "eliminations": "eliminations"},
         "streams": [
-            grading.Stream("n = 16, k = 2, random stream", X, y, params={"n": 16}),
-            grading.Stream("n = 16, k = 2, promotion adversary", X_adv, y_adv, params={"n": 16}),
+            checks.Stream("n = 16, k = 2, random stream", X, y, params={"n": 16}),
+            checks.Stream("n = 16, k = 2, promotion adversary", X_adv, y_adv, params={"n": 16}),
         ],
     }
 
 
-def grade(student) -> grading.GradeReport:
-    """5 points for agreeing with the reference, 5 for the invariants."""
+class _ReadOncePerRound:
+    """The student's learner, each attribute read at most once between two updates.
+
+    The five bounds read ``weights`` four times and ``promotions`` three times after every round;
+    in the grader each read is a request to the student's sandbox, so this saves more than half of
+    the bounds' requests (a third of the whole grade's).
+    """
+
+    def __init__(self, learner):
+        self._learner, self._seen = learner, {}
+
+    def predict(self, x):
+        return self._learner.predict(x)
+
+    def update(self, x, y):
+        self._seen.clear()
+        return self._learner.update(x, y)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in self._seen:
+            self._seen[name] = getattr(self._learner, name)
+        return self._seen[name]
+
+
+def _lemmas(student, stream, agreed, report):
+    """The lemmas on one stream, counted only where the learner made the reference's mistakes and counts.
+
+    ``agreed`` is the stream's agreement check: if it passed, so does the gate. Otherwise the
+    learner is played again, its predictions, promotions and eliminations compared with the
+    reference's; where they differ, the lemmas are not measured and earn nothing.
+    """
+    name = f"lemmas on {stream.name}"
+    if not agreed.passed:
+        gate = checks.compare_learners(student, REFERENCE, [stream], observe=COUNTERS).checks[0]
+        if not gate.passed:
+            report.add(name, False, "not earned: the lemmas count only on a stream where the learner makes the "
+                       f"reference's predictions, promotions and eliminations; {gate.message}", stream.points)
+            return
+    measured = checks.check_bounds(lambda **params: _ReadOncePerRound(student(**params)), [stream], BOUNDS)
+    if measured.failures:
+        report.add(name, False, "; ".join(f"{c.name}: {c.message}" for c in measured.failures), stream.points)
+    else:
+        report.add(name, True, f"all {len(BOUNDS)} hold after every round ({'; '.join(BOUNDS)})", stream.points)
+
+
+def grade(student) -> checks.GradeReport:
+    """One point per stream for agreeing with the reference, one per stream for the lemmas (gated, see _lemmas)."""
     data = streams()
-    report = grading.compare_learners(student, REFERENCE, data, observe=STATE, title=TITLE)
-    return report + grading.check_bounds(student, data, BOUNDS)
+    report = checks.compare_learners(student, REFERENCE, data, observe=STATE, title=TITLE)
+    for stream, agreed in zip(data, list(report.checks)):
+        _lemmas(student, stream, agreed, report)
+    return report
