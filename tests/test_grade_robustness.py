@@ -324,6 +324,19 @@ def test_a_worker_killed_while_starting_is_a_grader_error_then_regraded(tmp_path
 
 
 @needs_bwrap
+def test_control_a_worker_killed_while_starting_looks_like_a_crash(tmp_path):
+    """What the old grader wrote on the student's row: "crashed", score 0. The failure is the same
+    one (the sandbox reports a crash); only the phase tells that no student code had run."""
+    library_init = Path(sandbox.onlinelib.__file__).read_text(encoding="utf-8")
+    kill = KILL_ON_IMPORT.format(marker="/submission/submission.md")
+    with pytest.raises(sandbox.SandboxFailure) as info:
+        start_sandbox(tmp_path, "submission.md", (HOSTILE / "halving" / "control_correct.md").read_bytes(),
+                      extra_library={"onlinelib/__init__.py": library_init + kill})
+    assert info.value.status == "crashed" and info.value.infrastructure, (info.value.status, info.value.reason)
+    assert "while starting (importing the libraries)" in info.value.reason
+
+
+@needs_bwrap
 def test_a_python_without_jupytext_stops_the_run_before_any_row(tmp_path, monkeypatch):
     folder = tmp_path / "subs"
     folder.mkdir()
