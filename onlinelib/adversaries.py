@@ -13,7 +13,8 @@ deterministic).
 * Chapter 3: ``margin_adversary`` (floor(R^2/gamma^2) mistakes for any deterministic learner).
 * Chapter 4: ``exhaustive_adversary`` (the longest mistake sequence of Winnow(alpha, theta),
   exactly), ``beam_adversary`` (a heuristic search for larger N) and ``promotion_adversary``
-  (k (1 + floor(log_alpha theta)) promotions).
+  (k (1 + floor(log_alpha theta)) promotions), all three deciding
+  in exact rational arithmetic; ``winnow2_exact_replay`` replays a stream on Winnow exactly.
 * Chapter 5: ``wma_adversary`` (Weighted Majority errs in every round).
 
 The stream generators (random, separable, disjunction, expert and half-cube streams) are in
@@ -21,7 +22,6 @@ The stream generators (random, separable, disjunction, expert and half-cube stre
 """
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 from fractions import Fraction
@@ -32,7 +32,7 @@ import numpy as np
 
 from .concepts import ConceptClass, check_concept_class
 from .experts import WeightedMajority
-from .linear import Winnow1, Winnow2, winnow1_default_threshold, winnow2_default_threshold
+from .linear import Winnow1, winnow1_default_threshold, winnow2_default_threshold
 from .protocol import Learner, Trace, check_learner, check_prediction
 from .validation import check_int, check_real, check_rng
 from .version_space import SOA
@@ -49,6 +49,7 @@ __all__ = [
     "AdversaryResult",
     "exhaustive_adversary",
     "beam_adversary",
+    "winnow2_exact_replay",
     "promotion_adversary",
     "wma_adversary",
 ]
@@ -444,7 +445,7 @@ def exhaustive_adversary(
     each exponent class it switches on.
 
     The optimal sequence is returned as explicit examples; the chapter replays
-    it on ``onlinelib.Winnow2`` (floating point) and checks the count.
+    it with ``winnow2_exact_replay`` (exact arithmetic) and checks the count.
 
     Parameters
     ----------
@@ -539,9 +540,12 @@ def exhaustive_adversary(
     return AdversaryResult(X, y, len(y), promotions, len(y) - promotions, True, len(memo))
 
 
-def _fill(weights: np.ndarray, order: np.ndarray, cap: float, strict: bool = False) -> list[int]:
-    """Greedily pick indices in ``order`` while the picked weights sum to at most ``cap`` (below it if strict)."""
-    chosen, total = [], 0.0
+def _fill(weights: Any, order: np.ndarray, cap: Any, strict: bool = False) -> list[int]:
+    """Greedily pick indices in ``order`` while the picked weights sum to at most ``cap`` (below it if strict).
+
+    Exact when ``weights`` and ``cap`` are Python integers (as ``beam_adversary`` passes them).
+    """
+    chosen, total = [], 0
     for i in order:
         if total + weights[i] < cap or (not strict and total + weights[i] == cap):
             chosen.append(int(i))
@@ -549,16 +553,86 @@ def _fill(weights: np.ndarray, order: np.ndarray, cap: float, strict: bool = Fal
     return chosen
 
 
-def _optimistic_value(learner: Winnow2, n_relevant: int, made: int) -> float:
-    """Mistakes made + an optimistic count of those still possible (the beam's ranking)."""
-    alpha, theta, w = learner.alpha, learner.threshold, learner.weights
+def _optimistic_value(weights: np.ndarray, alpha: float, theta: float, n_relevant: int, made: int) -> float:
+    """Mistakes made + an optimistic count of those still possible (the beam's ranking; a heuristic, in floats)."""
     remaining, gain = 0, 0.0
-    for weight in w[:n_relevant]:
+    for weight in weights[:n_relevant]:
         while weight <= theta:
             gain += (alpha - 1) * (theta - weight)
             weight *= alpha
             remaining += 1
-    return made + remaining + (float(np.sum(w[n_relevant:])) + gain) / ((1 - 1 / alpha) * theta)
+    return made + remaining + (float(np.sum(weights[n_relevant:])) + gain) / ((1 - 1 / alpha) * theta)
+
+
+def _exact_alpha_theta(alpha: float, theta: float) -> tuple[Fraction, Fraction]:
+    """alpha and theta as exact fractions: a ratio of small integers if the float is one, else its exact value.
+
+    So alpha = 1.1 means 11/10 and theta = 192 means 192, while theta = 2 ** 2.5
+    (or an alpha of 1.1500000000000001 from a slider) is taken as the rational
+    number the float holds.
+    """
+    exact = []
+    for value, limit in ((alpha, 1000), (theta, 10**6)):
+        small = Fraction(value).limit_denominator(limit)
+        exact.append(small if float(small) == value else Fraction(value))
+    return exact[0], exact[1]
+
+
+def _scaled_weights(exponents: np.ndarray, a: Fraction, th: Fraction) -> tuple[list[int], int]:
+    """Integers W_i and C with W_i / C = alpha^{e_i} / theta exactly.
+
+    With L = min(0, min e) and U = max(0, max e), alpha = p/q and theta = r/s,
+    W_i = s p^{e_i - L} q^{U - e_i} and C = r q^U p^{-L}; so a sum of weights is
+    compared with theta by comparing integers.
+    """
+    p, q = a.numerator, a.denominator
+    lo, hi = min(0, int(exponents.min())), max(0, int(exponents.max()))
+    cache: dict[int, int] = {}
+    weights = []
+    for e in exponents.tolist():
+        if e not in cache:
+            cache[e] = th.denominator * p ** (e - lo) * q ** (hi - e)
+        weights.append(cache[e])
+    return weights, th.numerator * q**hi * p ** (-lo)
+
+
+def winnow2_exact_replay(
+    X: Any, y: Any, alpha: float, theta: float | None = None, *, positive_at_threshold: bool = False
+) -> tuple[np.ndarray, np.ndarray, list[Fraction]]:
+    """Run Winnow(alpha, theta) on a Boolean stream in exact rational arithmetic.
+
+    Weights are alpha^e with integer exponents e, stored as exponents; every
+    score w.x is compared with theta exactly (alpha and theta must be ratios of
+    small integers, such as 1.6 and 192; any other value is taken at the exact
+    value of its float). Returns the predictions (int8, one per
+    round), the final exponents (int64) and each round's score w.x as a
+    ``Fraction``. ``onlinelib.Winnow2`` computes in
+    floating point, and a score exactly equal to theta may come out a rounding
+    error above or below it; this replay decides such ties as the algorithm does.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2 or not np.isin(X, (0, 1)).all():
+        raise ValueError(f"X must be a 2-d array of 0s and 1s, got shape {X.shape}")
+    if y.shape != (X.shape[0],) or not np.isin(y, (-1, 1)).all():
+        raise ValueError(f"y must hold one label in {{-1, 1}} per row of X, got shape {y.shape}")
+    n = X.shape[1]
+    alpha_f, theta_f = _check_alpha_theta(max(n, 1), alpha, theta)
+    a, th = _exact_alpha_theta(alpha_f, theta_f)
+    ties_positive = bool(positive_at_threshold)
+    exponents = np.zeros(n, dtype=np.int64)
+    predictions = np.zeros(len(y), dtype=np.int8)
+    scores: list[Fraction] = []
+    for t, (x, label) in enumerate(zip(X, y.tolist())):
+        active = np.flatnonzero(x)
+        weights, cap = _scaled_weights(exponents, a, th)
+        score = sum(weights[i] for i in active.tolist())
+        scores.append(Fraction(score, cap) * th)
+        positive = score > cap or (ties_positive and score == cap)
+        predictions[t] = 1 if positive else -1
+        if predictions[t] != label:
+            exponents[active] += label
+    return predictions, exponents, scores
 
 
 def beam_adversary(
@@ -576,9 +650,13 @@ def beam_adversary(
     """A long sequence of mistakes of Winnow(alpha, theta), found by a beam search.
 
     Chapter 4, "The notes' bound fails for alpha < 2". The target is
-    x_0 or ... or x_{k-1}. The search keeps ``width`` Winnow learners (real
-    ``onlinelib.Winnow2`` objects, so every decision is the library's own
-    floating-point decision). Each is extended by candidate mistakes:
+    x_0 or ... or x_{k-1}. The search keeps ``width`` Winnow states, each the
+    vector of integer exponents e (weights alpha^e), and decides every
+    prediction in exact rational arithmetic (alpha and theta are read as ratios
+    of small integers, or else as the exact values of their floats): a
+    score exactly equal to theta is a tie, decided by
+    ``positive_at_threshold``, never by a rounding error. Each state is extended
+    by candidate mistakes:
 
     * demotions: a set of irrelevant variables whose weights sum to just above
       theta (the potential drops by (1 - 1/alpha) w.x, so the adversary wants
@@ -587,13 +665,16 @@ def beam_adversary(
       most theta) plus irrelevant variables filling the score up to theta (the
       potential rises by (alpha - 1) w.x, so the adversary wants w.x large).
 
-    The sets are filled greedily from the heaviest, from the lightest, and in
-    ``n_random`` random orders. Children are ranked by the mistakes made plus an
-    optimistic estimate of those still available (the remaining promotions of
-    the relevant weights, and the potential that demotions could still spend)
-    and the best ``width`` are kept, until no candidate is a mistake.
+    The sets are filled greedily (exactly) from the heaviest, from the lightest,
+    and in ``n_random`` random orders. Children are ranked by the mistakes made
+    plus an optimistic estimate of those still available (the remaining
+    promotions of the relevant weights, and the potential that demotions could
+    still spend; a heuristic computed in floats) and the best ``width`` are kept,
+    until no candidate is a mistake.
 
-    Returns the sequence of the last surviving state; ``exact`` is False.
+    Returns the sequence of the last surviving state; ``exact`` is False (the
+    search is heuristic; every round of the sequence is an exact mistake, which
+    ``winnow2_exact_replay`` confirms).
     """
     n = check_int(n_features, "n_features", 1)
     k = check_int(n_relevant, "n_relevant", 1, n)
@@ -602,6 +683,7 @@ def beam_adversary(
     n_random = check_int(n_random, "n_random", 0)
     max_rounds = check_int(max_rounds, "max_rounds", 1)
     rng = check_rng(rng)
+    a, th = _exact_alpha_theta(alpha, theta)
     irrelevant = np.arange(k, n)
     relevant = np.arange(k)
 
@@ -609,54 +691,60 @@ def beam_adversary(
     # under ">=" (positive_at_threshold) they need w.x < theta and w.x >= theta.
     ties_positive = bool(positive_at_threshold)
 
-    def over(total: float) -> bool:
-        return total >= theta if ties_positive else total > theta
+    def candidates(exponents: np.ndarray) -> list[tuple[list[int], int]]:
+        w, cap = _scaled_weights(exponents, a, th)
 
-    def candidates(learner: Winnow2) -> list[tuple[list[int], int]]:
-        w = learner.weights
+        def over(total: int) -> bool:
+            return total >= cap if ties_positive else total > cap
+
         out: list[tuple[list[int], int]] = []
-        by_weight = irrelevant[np.argsort(-w[irrelevant], kind="stable")]
+        # Heaviest first = largest exponent first (alpha > 1); ties keep index order.
+        by_weight = irrelevant[np.argsort(-exponents[irrelevant], kind="stable")]
         orders = [by_weight, by_weight[::-1]] + [rng.permutation(irrelevant) for _ in range(n_random)]
-        if irrelevant.size and w[irrelevant].sum() >= theta:
+        if irrelevant.size and sum(w[i] for i in irrelevant.tolist()) >= cap:
             lightest_first = by_weight[::-1]
             for order in orders:
-                chosen = _fill(w, order, theta, strict=ties_positive)
+                chosen = _fill(w, order, cap, strict=ties_positive)
                 taken = set(chosen)
-                total = float(np.sum(w[chosen])) if chosen else 0.0
-                for i in lightest_first:  # the lightest weight that pushes the sum over theta
+                total = sum(w[i] for i in chosen)
+                for i in lightest_first.tolist():  # the lightest weight that pushes the sum over theta
                     if i not in taken and over(total + w[i]):
-                        out.append((chosen + [int(i)], -1))
+                        out.append((chosen + [i], -1))
                         break
-        open_relevant = relevant[w[relevant] <= theta]
-        if open_relevant.size:
-            picks = {int(open_relevant[np.argmin(w[open_relevant])]), int(open_relevant[np.argmax(w[open_relevant])])}
-            for r in sorted(picks):
+        open_relevant = [i for i in relevant.tolist() if w[i] <= cap]
+        if open_relevant:
+            lightest = min(open_relevant, key=lambda i: (exponents[i], i))
+            heaviest = max(open_relevant, key=lambda i: (exponents[i], -i))
+            for r in sorted({lightest, heaviest}):
                 for order in orders:
-                    out.append(([r] + _fill(w, order, theta - w[r], strict=ties_positive), 1))
-        return out
+                    out.append(([r] + _fill(w, order, cap - w[r], strict=ties_positive), 1))
+        return out, w, cap
 
-    start = Winnow2(n, alpha, theta, positive_at_threshold=positive_at_threshold)
-    frontier: list[tuple[Winnow2, list[tuple[tuple[int, ...], int]]]] = [(start, [])]
+    def is_mistake(w: list[int], cap: int, active: list[int], label: int) -> bool:
+        score = sum(w[i] for i in active)
+        positive = score > cap or (ties_positive and score == cap)
+        return (1 if positive else -1) != label
+
+    start = np.zeros(n, dtype=np.int64)
+    frontier: list[tuple[np.ndarray, list[tuple[tuple[int, ...], int]]]] = [(start, [])]
     visited = 1
     for _ in range(max_rounds):
-        children: dict[tuple, tuple[Winnow2, list]] = {}
-        for learner, history in frontier:
-            for active, label in candidates(learner):
-                x = np.zeros(n)
-                x[active] = 1.0
-                if learner.predict(x) == label:
+        children: dict[tuple, tuple[np.ndarray, list]] = {}
+        for exponents, history in frontier:
+            moves, w, cap = candidates(exponents)
+            for active, label in moves:
+                if not is_mistake(w, cap, active, label):
                     continue  # not a mistake: it would change nothing
-                child = copy.deepcopy(learner)
-                child.update(x, label)
-                w = child.weights
-                key = (tuple(w[:k]), tuple(np.sort(w[k:])))
+                child = exponents.copy()
+                child[active] += label
+                key = (tuple(child[:k].tolist()), tuple(np.sort(child[k:]).tolist()))
                 if key not in children:
                     children[key] = (child, history + [(tuple(sorted(active)), label)])
         visited += len(children)
         if not children:
             break
         kids = list(children.values())
-        values = np.array([_optimistic_value(c, k, len(h)) for c, h in kids])
+        values = np.array([_optimistic_value(alpha ** e.astype(float), alpha, theta, k, len(h)) for e, h in kids])
         frontier = [kids[i] for i in np.argsort(-values, kind="stable")[:width]]
     history = frontier[0][1]
     X = np.zeros((len(history), n), dtype=np.uint8)
@@ -677,19 +765,25 @@ def promotion_adversary(
     Winnow predicts -1 on it, i.e. while w_i <= theta (w_i < theta with
     ``positive_at_threshold``). Weight w_i = alpha^j is promoted while
     alpha^j <= theta, which is 1 + floor(log_alpha theta) times when theta >= 1.
-    Every round is a promotion mistake; decisions are Winnow2's own.
+    Every round is a promotion mistake. The comparison alpha^j <= theta is
+    decided in exact rational arithmetic (alpha and theta are read as ratios of
+    small integers, or else as the exact values of their floats): when
+    theta is a power of alpha, such as alpha = 1.1 and
+    theta = 1.21, floating point rounds alpha^j across theta.
     """
     n = check_int(n_features, "n_features", 1)
     k = check_int(n_relevant, "n_relevant", 1, n)
     alpha, theta = _check_alpha_theta(n, alpha, theta)
-    learner = Winnow2(n, alpha, theta, positive_at_threshold=positive_at_threshold)
+    a, th = _exact_alpha_theta(alpha, theta)
+    ties_positive = bool(positive_at_threshold)
     rows = []
     for i in range(k):
-        x = np.zeros(n)
-        x[i] = 1.0
-        while learner.predict(x) == -1:
-            learner.update(x, 1)
-            rows.append(x.astype(np.uint8))
+        x = np.zeros(n, dtype=np.uint8)
+        x[i] = 1
+        weight = Fraction(1)
+        while weight < th or (weight == th and not ties_positive):  # predicted -1 on a positive example
+            weight *= a
+            rows.append(x.copy())
     X = np.array(rows, dtype=np.uint8).reshape(len(rows), n)
     y = np.ones(len(rows), dtype=np.int8)
     return AdversaryResult(X, y, len(rows), len(rows), 0, False, len(rows))

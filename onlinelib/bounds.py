@@ -227,14 +227,19 @@ def winnow2_bound(n_features: int, n_relevant: int, alpha: float, theta: float) 
     """Littlestone's bound for Winnow(alpha, theta) on a k-literal monotone disjunction (chapter 4).
 
     (alpha / (alpha - 1)) * N / theta + k (alpha + 1)(1 + log_alpha theta), valid for
-    every alpha > 1 and theta >= 1 (Khardon, Roth and Servedio, Theorem 2).
+    every alpha > 1 and theta >= 1 / alpha (Khardon, Roth and Servedio, Theorem 2,
+    state theta >= 1). For 1/alpha <= theta < 1 it still holds: a relevant weight
+    starts at 1 > theta and is never demoted, so it is never promoted (m+ = 0),
+    while 1 + log_alpha theta >= 0 keeps the promotion term non-negative. Below
+    1/alpha that term is negative and the formula is no bound.
     """
     n = check_int(n_features, "n_features", low=1)
     k = check_int(n_relevant, "n_relevant", low=0)
     alpha = check_real(alpha, "alpha", 1.0)
     theta = check_real(theta, "theta", 0.0)
-    if theta < 1:
-        raise ValueError(f"theta must be at least 1 for the bound (log_alpha theta >= 0), got {theta}")
+    if alpha * theta < 1:
+        raise ValueError(f"theta must be at least 1 / alpha = {1 / alpha:.6g} for the bound "
+                         f"(1 + log_alpha theta >= 0), got {theta}")
     return alpha / (alpha - 1) * n / theta + k * (alpha + 1) * (1 + np.log(theta) / np.log(alpha))
 
 

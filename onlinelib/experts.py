@@ -16,6 +16,24 @@ Randomized Halving (chapter 1).
 Conventions: ``P`` is a (T, N) matrix of expert predictions (entries ±1) and
 ``y`` the (T,) outcomes (±1). Weighted Majority predicts +1 when the weight
 voting +1 is at least the weight voting -1 (ties go to +1, as in Halving).
+
+How the vote is decided, exactly. A float ``eta`` is a binary fraction, so
+1 - eta = a / 2^q exactly, with integers a and q, and every weight
+(1 - eta)^c is an exact rational number. The vote S = sum_i p_i (1 - eta)^{c_i}
+is first computed in floating point; its error is below (2e-13 + N 2^-53) Phi,
+where Phi is the total weight. Whenever |S| <= (2e-9 + 4 N 2^-53) Phi
+(``_tie_tolerance``), the sign of S is recomputed in exact integer arithmetic: with e_i = c_i - min_j c_j and
+E = max_i e_i, S times (2^q)^E / (1 - eta)^{min c} is the integer
+sum_i p_i a^{e_i} 2^{q (E - e_i)}. So the prediction, ties included, is that of
+Weighted Majority with the rate eta *as the float holds it*: at eta = 1/2 (or
+any eta whose binary expansion is finite, like 0.25 or 0.375) this is the
+rate itself; for eta = 0.1, whose decimal has no finite binary expansion, it is
+the nearest double 0.1000000000000000055..., and a weighted sum that vanishes
+at exactly 1/10 need not vanish at that double, so the two rules can differ
+on such a tie (they never differ on a vote that is not a near-tie). With eta = 1
+the weights are 0 and 1 and the float vote is already an exact integer.
+``wrong_fraction`` (F_t) and ``log_potential`` stay floating-point
+measurements, accurate to about 1e-16 relative.
 """
 from __future__ import annotations
 
@@ -141,6 +159,63 @@ def _vote(weights: np.ndarray, P: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", weights, P)
 
 
+# |S_float - S| <= _TIE_TOLERANCE * Phi, with a wide margin: each weight is exp(k ln(1 - eta)) with
+# |k ln(1 - eta)| <= 746 (smaller weights are 0 and weigh less than 1e-320 each, against Phi >= 1),
+# so its relative error is at most 746 * 2 * 2^-53 + 2^-53 < 2e-13, and the sum of N terms adds at
+# most N 2^-53 Phi. The tolerance below is 10^4 times 2e-13 plus 4 times the summation term; a row
+# whose float vote is within it of 0 is decided exactly (``_exact_vote_sign``).
+def _tie_tolerance(n_experts: int) -> float:
+    return 2e-9 + 4 * n_experts * 2.0**-53
+
+
+def _exact_rate(eta: float) -> tuple[int, int]:
+    """(a, q) with 1 - eta = a / 2^q exactly: a float is a binary fraction n / 2^q."""
+    num, den = float(eta).as_integer_ratio()
+    q = den.bit_length() - 1
+    if den != 1 << q:  # cannot happen for a float; guards a change of check_eta
+        raise ValueError(f"eta must be a binary fraction (a float), got {eta!r}")
+    return den - num, q
+
+
+def _exact_vote_sign(counts: np.ndarray, advice: np.ndarray, rate: tuple[int, int]) -> int:
+    """The sign (-1, 0 or +1) of sum_i p_i (1 - eta)^{c_i}, in exact integer arithmetic.
+
+    With 1 - eta = a / 2^q, e_i = c_i - min c and E = max e_i, the vote times the
+    positive number 2^{qE} / (1 - eta)^{min c} is sum_e n_e a^e 2^{q(E - e)}, where n_e
+    sums the advice of the experts with e_i = e. When every n_e is 0 the vote is
+    an exact tie without any big integer (equal weights cancel in pairs).
+    """
+    a, q = rate
+    excess = counts - counts.min()
+    net: dict[int, int] = {}
+    for e, p in zip(excess.tolist(), advice.tolist()):
+        net[e] = net.get(e, 0) + p
+    net = {e: n for e, n in net.items() if n}
+    if not net:
+        return 0
+    top = max(net)
+    total = sum(n * (pow(a, e) << (q * (top - e))) for e, n in net.items())
+    return (total > 0) - (total < 0)
+
+
+def _decide(
+    vote: np.ndarray, total: np.ndarray, counts: np.ndarray, advice: np.ndarray, rate: tuple[int, int] | None
+) -> np.ndarray:
+    """Predictions +1 where the vote is >= 0 (ties to +1), near-ties decided exactly (see the module docstring).
+
+    ``vote`` and ``total`` are the float S and Phi of each row, ``counts`` the
+    experts' mistakes before each row and ``advice`` the rows of P. ``rate`` is
+    ``_exact_rate(eta)``, or None when the float vote is exact (eta = 1).
+    """
+    predictions = np.where(vote >= 0, 1, -1).astype(np.int8)
+    if rate is None:
+        return predictions
+    near = np.flatnonzero(np.abs(vote) <= _tie_tolerance(advice.shape[1]) * total)
+    for row in near.tolist():
+        predictions[row] = 1 if _exact_vote_sign(counts[row], advice[row], rate) >= 0 else -1
+    return predictions
+
+
 class ExpertsRun(NamedTuple):
     """A whole run of Weighted Majority on (P, y), with what RWMA needs too (chapter 5)."""
 
@@ -171,6 +246,7 @@ def _run(P: np.ndarray, y: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarr
     T, N = P.shape
     log_factor = _log_factor(eta)
     table = None if math.isinf(log_factor) else _power_table(log_factor)
+    rate = None if math.isinf(log_factor) else _exact_rate(eta)
     predictions = np.empty(T, dtype=np.int8)
     fraction = np.empty(T)
     counts = np.zeros(N, dtype=np.int64)  # mistakes before the current chunk
@@ -185,7 +261,7 @@ def _run(P: np.ndarray, y: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarr
         weights = _weight_rows(before, log_factor, table, start + 1)
         total = weights.sum(axis=1)
         vote = _vote(weights, P[start:stop])
-        predictions[start:stop] = np.where(vote >= 0, 1, -1)
+        predictions[start:stop] = _decide(vote, total, before, P[start:stop], rate)
         # the wrong experts are those with P_i = -y: they weigh (Phi - y S) / 2
         fraction[start:stop] = np.clip((total - y[start:stop] * vote) / (2 * total), 0.0, 1.0)
         counts = before[-1] + wrong[-1]
@@ -199,7 +275,9 @@ def _run(P: np.ndarray, y: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarr
 def weighted_majority_run(P: Any, y: Any, eta: float) -> ExpertsRun:
     """Weighted Majority on a whole stream, vectorised over rounds and experts (chapter 5).
 
-    ``run.mistakes`` is M and ``run.best_expert_mistakes`` is m. The same run gives
+    ``run.mistakes`` is M and ``run.best_expert_mistakes`` is m. The predictions are
+    exact, ties included (ties go to +1; a vote within rounding of 0 is re-decided
+    in integer arithmetic, see the module docstring). The same run gives
     Randomized Weighted Majority's exact expectation: against a fixed (oblivious)
     stream RWMA errs in round t with probability F_t, the weight fraction of the
     wrong experts, so E[M] = sum_t F_t (``run.expected_mistakes``), with no
@@ -250,7 +328,8 @@ class WeightedMajority:
     """Weighted Majority as an online learner, for ``onlinelib.run`` (chapter 5).
 
     ``predict(x)`` takes the N experts' predictions for one round (±1 each).
-    Same rule as ``weighted_majority_run``; use that for long streams.
+    Same rule as ``weighted_majority_run``, exact ties included (they go to +1,
+    decided in integer arithmetic); use that for long streams.
     """
 
     def __init__(self, n_experts: int, eta: float):
@@ -258,6 +337,7 @@ class WeightedMajority:
         self.eta = check_eta(eta)
         self._log_factor = _log_factor(self.eta)
         self._table = None if math.isinf(self._log_factor) else _power_table(self._log_factor)
+        self._rate = None if math.isinf(self._log_factor) else _exact_rate(self.eta)
         self.expert_mistakes = np.zeros(self.n_experts, dtype=np.int64)
         self.rounds = 0
 
@@ -287,8 +367,12 @@ class WeightedMajority:
 
     def predict(self, x: Any) -> int:
         x = self._advice(x)
-        # the same arithmetic as weighted_majority_run, so the two agree even on exact ties
-        return 1 if _vote(self.weights[None, :], x[None, :])[0] >= 0 else -1
+        # the same rule as weighted_majority_run (``_decide``): near-ties are decided in exact integer arithmetic
+        w = self.weights
+        vote = float(np.dot(w, x))
+        if self._rate is not None and abs(vote) <= _tie_tolerance(self.n_experts) * float(w.sum()):
+            vote = _exact_vote_sign(self.expert_mistakes, x, self._rate)
+        return 1 if vote >= 0 else -1
 
     def update(self, x: Any, y: Any) -> None:
         x = self._advice(x)

@@ -365,6 +365,13 @@ class Winnow2(_Winnow):
     positive they are divided by alpha. The lecture notes' form with factor
     1 + beta is ``Winnow2(n, alpha=1 + beta, theta=n)``.
 
+    Weights and scores are floating-point numbers. Unless alpha is a power of 2,
+    a score that equals theta exactly (chapter 4's adversaries aim at such scores) may come out a
+    rounding error above or below it, and the prediction on such a tie is then
+    decided by rounding, not by the rule above. Claims that rest on ties or on
+    exact mistake counts should replay the stream with
+    ``onlinelib.adversaries.winnow2_exact_replay`` (weights alpha^e, exact scores).
+
     Inputs are Boolean: dense rows in {0,1}^n, or sparse rows (a CSR matrix, or a
     list of active-index arrays, which ``run`` converts with ``as_sparse_rows``).
 

@@ -77,6 +77,14 @@ class PNormPerceptron:
     updates, which the theorem bounds. With ``bias=True`` a constant feature 1 is
     appended to every instance (its weight is the last entry).
 
+    Ties. The sign of w.x is the sign of sum_i sign(theta_i) |theta_i|^(p-1) x_i
+    (the norm factor is positive). When p is a whole number and theta and x hold
+    whole numbers, that sum is computed in exact integer arithmetic, so a score of
+    exactly 0 (predict +1, and update whatever the label) is decided as the rule
+    says: the floating-point w.x can come out a rounding error either side of 0
+    (theta = (1, -3), p = 3, x = (9, 1) gives -4.4e-16). Otherwise the decision
+    uses the floating-point score, and an exact tie may be decided by rounding.
+
     Parameters
     ----------
     n_features : int
@@ -105,16 +113,29 @@ class PNormPerceptron:
         return np.append(x, 1.0) if self.use_bias else x
 
     def score(self, x: Any) -> float:
-        """w.x (with the constant feature when ``bias=True``)."""
+        """w.x (with the constant feature when ``bias=True``), in floating point."""
         return float(self.weights @ self._row(x))
 
+    def _decision(self, z: np.ndarray) -> float:
+        """A number with the sign of w.z: exact (an int) when p, theta and z are whole, else w.z in floats."""
+        if float(self.p).is_integer() and np.all(z == np.round(z)) and np.all(self.theta == np.round(self.theta)):
+            power = int(self.p) - 1
+            largest = int(np.abs(self.theta).max(initial=0)) ** power * int(np.abs(z).sum())
+            if largest < 2**62:  # every partial sum fits in int64: exact and fast
+                t = self.theta.astype(np.int64)
+                return int((np.sign(t) * np.abs(t) ** power) @ z.astype(np.int64))
+            active = np.flatnonzero(z)
+            pairs = zip(self.theta[active].tolist(), z[active].tolist())
+            return sum((1 if t > 0 else -1) * abs(int(t)) ** power * int(v) for t, v in pairs if t != 0)
+        return float(self.weights @ z)
+
     def predict(self, x: Any) -> int:
-        return 1 if self.score(x) >= 0 else -1
+        return 1 if self._decision(self._row(x)) >= 0 else -1
 
     def update(self, x: Any, y: Any) -> None:
         y = check_label(y)
         z = self._row(x)
-        if int(y) * float(self.weights @ z) <= 0:
+        if int(y) * self._decision(z) <= 0:
             self.theta += int(y) * z
             self.weights = pnorm_link(self.theta, self.p)
             self.n_updates += 1

@@ -21,6 +21,7 @@ from onlinelib.adversaries import (
     margin_adversary,
     promotion_adversary,
     winnow1_adaptive_adversary,
+    winnow2_exact_replay,
 )
 from onlinelib.bounds import exact_novikoff_bound
 
@@ -191,13 +192,16 @@ def _check_sequence(result, n, alpha, theta=None, k=1, positive_at_threshold=Fal
     assert isinstance(result, AdversaryResult)
     assert result.X.dtype == np.uint8 and result.y.dtype == np.int8
     assert result.X.shape == (len(result.y), n)
-    learner = Winnow2(n, alpha, theta, positive_at_threshold=positive_at_threshold)
-    trace = run(learner, result.X, result.y) if len(result.y) else None
-    if trace is not None:
-        assert trace.n_mistakes == len(result.y) == result.mistakes
+    # Replayed in exact arithmetic: float Winnow2 may round a score equal to theta across it.
+    predicted, exponents, _ = winnow2_exact_replay(result.X, result.y, alpha, theta,
+                                                   positive_at_threshold=positive_at_threshold)
+    assert (predicted != result.y).all() and len(result.y) == result.mistakes
+    if len(result.y):
         np.testing.assert_array_equal(result.y, np.where(result.X[:, :k].any(axis=1), 1, -1))
     assert result.promotions + result.demotions == result.mistakes
-    assert result.promotions == learner.promotions and result.demotions == learner.demotions
+    assert result.promotions == int(np.count_nonzero(result.y == 1))
+    np.testing.assert_array_equal(exponents, result.X[result.y == 1].sum(axis=0).astype(np.int64)
+                                  - result.X[result.y == -1].sum(axis=0))
 
 
 @pytest.mark.parametrize("alpha, n", sorted(EXACT_MAXIMA))
@@ -301,6 +305,55 @@ def test_beam_general_settings(n, alpha, theta, k, ties):
     assert 0 < result.mistakes <= winnow2_bound(n, k, alpha, n if theta is None else theta)
 
 
+def test_beam_decides_ties_exactly():
+    """At alpha = 1.6, N = 192 the scores hit theta exactly; float Winnow2 rounds some ties across."""
+    result = beam_adversary(192, 1.6, rng=np.random.default_rng(0))
+    _check_sequence(result, 192, 1.6)
+    assert result.mistakes > notes_winnow_bound(192, 1)
+    _, _, scores = winnow2_exact_replay(result.X, result.y, 1.6, 192)
+    assert any(score == 192 for score in scores)
+    assert run(Winnow2(192, 1.6, 192), result.X, result.y).n_mistakes < result.mistakes
+
+
+def test_exact_replay_decides_a_tie_as_winnow_does():
+    # alpha = 1/2 + 1: weights 1.5^e; x = (1, 1) with theta = 2 scores exactly 2, a tie.
+    X = np.array([[1, 1], [1, 1]], dtype=np.uint8)
+    y = np.array([1, -1], dtype=np.int8)
+    predicted, exponents, scores = winnow2_exact_replay(X, y, 1.5, 2.0)
+    assert scores[0] == 2 and predicted[0] == -1          # w.x = theta predicts -1
+    assert scores[1] == 3 and predicted[1] == 1   # 1.5 + 1.5 > 2
+    np.testing.assert_array_equal(exponents, [0, 0])
+    predicted, _, _ = winnow2_exact_replay(X[:1], y[:1], 1.5, 2.0, positive_at_threshold=True)
+    assert predicted[0] == 1
+
+
+@pytest.mark.parametrize(
+    "X, y, alpha, theta, exc, match",
+    [
+        (np.ones((2, 2)) * 2, np.ones(2), 1.5, None, ValueError, r"X must be a 2-d array of 0s and 1s"),
+        (np.ones((2, 2)), np.ones(3), 1.5, None, ValueError, r"y must hold one label"),
+        (np.ones((2, 2)), np.ones(2), 1.0, None, ValueError, r"alpha must be a finite real number > 1"),
+        (np.ones((2, 2)), np.ones(2), 1.5, 0.0, ValueError, r"theta must be a finite real number > 0"),
+    ],
+)
+def test_exact_replay_bad_input(X, y, alpha, theta, exc, match):
+    with pytest.raises(exc, match=match):
+        winnow2_exact_replay(X, y, alpha, theta)
+
+
+def test_exact_replay_other_alphas_use_the_float_value():
+    # alpha = pi/2 is no small ratio: the replay uses the float's exact value, and on a random
+    # stream (no ties) it agrees with Winnow2.
+    rng = np.random.default_rng(3)
+    X = (rng.random((300, 12)) < 0.3).astype(np.uint8)
+    y = np.where(X[:, :2].any(axis=1), 1, -1).astype(np.int8)
+    predicted, _, _ = winnow2_exact_replay(X, y, np.pi / 2, 12 * 0.7)
+    trace = run(Winnow2(12, np.pi / 2, 12 * 0.7), X, y)
+    np.testing.assert_array_equal(predicted, trace.predictions)
+    result = beam_adversary(10, 1.1500000000000001, rng=np.random.default_rng(0), width=2)
+    assert result.mistakes > 0
+
+
 def test_beam_reproducible():
     a = beam_adversary(24, 1.5, rng=np.random.default_rng(5), width=4)
     b = beam_adversary(24, 1.5, rng=np.random.default_rng(5), width=4)
@@ -340,11 +393,20 @@ def test_beam_bad_input(kwargs, exc, match):
 def test_promotion_adversary_meets_the_promotion_bound(alpha, n, k, theta):
     result = promotion_adversary(n, k, alpha, theta)
     th = n if theta is None else theta
-    floor_log = math.floor(math.log(th) / math.log(alpha) + 1e-9)  # exact powers (2^6 = 64) must not round down
+    a, t = Fraction(alpha).limit_denominator(1000), Fraction(th)
+    floor_log = max(j for j in range(200) if a**j <= t)  # exact: 2^6 = 64 must not round down
     assert result.promotions == result.mistakes == k * (1 + floor_log)
     assert result.demotions == 0 and (result.y == 1).all()
     assert (result.X.sum(axis=1) == 1).all()  # unit vectors
     _check_sequence(result, n, alpha, theta, k=k)
+
+
+def test_promotion_adversary_decides_powers_exactly():
+    # 1.1^2 = 1.21 exactly, but 1.1 * 1.1 = 1.2100000000000002 in floats: w = 1.21 = theta is a
+    # tie, predicted -1, so w is promoted at 1, 1.1 and 1.21 (3 times), at 1 and 1.1 with ">=".
+    assert promotion_adversary(4, 1, 1.1, 1.21).promotions == 3
+    assert promotion_adversary(4, 1, 1.1, 1.21, positive_at_threshold=True).promotions == 2
+    _check_sequence(promotion_adversary(4, 1, 1.1, 1.21), 4, 1.1, 1.21)
 
 
 def test_promotion_adversary_tie_convention():

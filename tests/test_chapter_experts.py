@@ -154,3 +154,103 @@ def test_explorer_builds_without_drawing():
     pytest.importorskip("ipywidgets")
     panel = experts_explorer()
     assert len(panel.children) >= 6  # five controls, the Draw button and the output
+
+
+# --- issue 24: exact replay, Hedge, the lower bound, the adaptive adversary -------------------------
+from fractions import Fraction  # noqa: E402
+
+from onlinelib import wma_adversary  # noqa: E402
+from onlinelib.chapters.experts import (  # noqa: E402
+    exact_wma_replay,
+    hedge_run,
+    random_stream_regret,
+    rwma_against_punisher,
+)
+
+
+def test_exact_wma_replay_matches_library_and_counts_ties():
+    rng = np.random.default_rng(5)
+    for eta in (0.5, 0.2):
+        P, y = wma_adversary(400, 4, eta, rng)
+        rep = exact_wma_replay(P, y, eta)
+        assert np.array_equal(rep["predictions"], weighted_majority_run(P, y, eta).predictions)
+        assert rep["mistakes"] == 400 and rep["ties"] > 0 and rep["exact_rounds"] >= rep["ties"]
+    # a hand tie: equal weights, opposite advice -> +1, counted as a tie
+    rep = exact_wma_replay([[1, -1]], [-1], 0.3)
+    assert rep["predictions"].tolist() == [1] and rep["ties"] == 1 and rep["mistakes"] == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [(dict(eta=1.0), ValueError), (dict(eta=0.3, band=0.1), ValueError), (dict(eta="x"), TypeError)],
+)
+def test_exact_wma_replay_bad_input(kwargs, error):
+    with pytest.raises(error):
+        exact_wma_replay([[1, -1]], [1], **kwargs)
+
+
+def test_hedge_hand_example_and_rwma():
+    # two experts, losses (1, 0) then (0, 1), eta = ln 2: p_1 = (1/2, 1/2), p_2 = (1/3, 2/3)
+    h = hedge_run([[1.0, 0.0], [0.0, 1.0]], math.log(2))
+    assert h["mixed"] == pytest.approx([0.5, 2 / 3], abs=1e-15)
+    assert h["best_loss"] == 1 and h["regret"] == pytest.approx(1 / 6, abs=1e-15)
+    assert h["log_mgf"][0] == pytest.approx(math.log(0.75), abs=1e-15)
+    rng = np.random.default_rng(6)
+    P = np.where(rng.random((300, 5)) < 0.5, 1, -1)
+    y = np.where(rng.random(300) < 0.5, 1, -1)
+    r = weighted_majority_run(P, y, 0.3)
+    assert hedge_run((P != y[:, None]).astype(float), -math.log(0.7))["learner_loss"] == pytest.approx(
+        r.expected_mistakes, abs=1e-9
+    )
+    # a schedule equal to a constant gives the constant's run
+    L = rng.random((50, 3))
+    assert hedge_run(L, np.full(50, 0.4))["regret"] == hedge_run(L, 0.4)["regret"]
+
+
+def test_hedge_bounds_hold_on_random_losses():
+    rng = np.random.default_rng(8)
+    for T, N in ((200, 3), (1000, 12)):
+        L = rng.random((T, N))
+        eta = math.sqrt(8 * math.log(N) / T)
+        assert hedge_run(L, eta)["regret"] <= math.sqrt(T / 2 * math.log(N)) + 1e-9
+        rates = 2 * np.sqrt(math.log(N) / np.arange(1, T + 1))
+        assert hedge_run(L, rates)["regret"] <= math.sqrt(T * math.log(N)) + 1e-9
+
+
+@pytest.mark.parametrize(
+    "losses, eta",
+    [([[1.5, 0.0]], 0.1), ([[0.5, -0.1]], 0.1), ([[0.5, 0.5]], 0.0), ([[0.5], [0.5]], [0.1, 0.2]),
+     ([[0.5], [0.5]], [0.1]), ([1.0, 0.0], 0.1), ([[np.nan, 0.0]], 0.1)],
+)
+def test_hedge_bad_input(losses, eta):
+    with pytest.raises(ValueError):
+        hedge_run(losses, eta)
+
+
+def test_random_stream_regret_exact_small_cases():
+    # T = 1, N = 2: max(1/2 - m_i) is 1/2 unless both err (probability 1/4): 3/8 - 1/8 = 1/4
+    assert random_stream_regret(1, 2) == pytest.approx(0.25, abs=1e-15)
+    assert random_stream_regret(5, 1) == pytest.approx(0.0, abs=1e-12)
+    # T = 2, N = 2 by enumeration in Fractions
+    pmf = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
+    e_min = sum(pmf[a] * pmf[b] * min(a, b) for a in range(3) for b in range(3))
+    assert random_stream_regret(2, 2) == pytest.approx(float(1 - e_min), abs=1e-15)
+    for T, N in ((100, 10), (1000, 1000)):
+        assert 0 < random_stream_regret(T, N) <= math.sqrt(T / 2 * math.log(N))
+    with pytest.raises(ValueError):
+        random_stream_regret(0, 2)
+    with pytest.raises(TypeError):
+        random_stream_regret(10, 2.5)
+
+
+def test_rwma_against_punisher_pathwise_bound_and_seed():
+    eta = 0.1
+    a = rwma_against_punisher(300, 5, eta, 50, np.random.default_rng(9))
+    b = rwma_against_punisher(300, 5, eta, 50, np.random.default_rng(9))
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert np.all(a["sum_F"] - a["m"] <= eta * a["m"] + math.log(5) / eta + 1e-9)
+    assert np.all((a["M"] >= 0) & (a["M"] <= 300)) and np.all(a["m"] <= 300)
+    with pytest.raises(ValueError):
+        rwma_against_punisher(300, 5, 1.0, 10, np.random.default_rng(0))
+    with pytest.raises(TypeError):
+        rwma_against_punisher(300, 5, 0.1, 10, 0)

@@ -13,7 +13,11 @@ import pytest  # noqa: E402
 import onlinelib as ol  # noqa: E402
 from onlinelib import hardness as hd  # noqa: E402
 from onlinelib.chapters.kernels import (  # noqa: E402
+    conflict_count,
     cycle_until_clean,
+    gilbert_varshamov_size,
+    maximal_family,
+    MAX_MAXIMAL_FAMILY_SETS,
     dual_cost,
     explorer_size,
     MAX_FAMILY_SIZE,
@@ -239,3 +243,63 @@ def test_explorer_builds_without_drawing():
     assert len(panel.children) >= 7  # six controls, the Draw button and the output
     with pytest.raises(ValueError):
         kernels_explorer(seed=-1)
+
+
+# -- the Gilbert-Varshamov rate -----------------------------------------------------------
+
+
+def _brute_conflicts(n, a, b):
+    import itertools
+    x = set(range(a))
+    return sum(len(x & set(c)) > b for c in itertools.combinations(range(n), a))
+
+
+@pytest.mark.parametrize("n, a, b", [(8, 2, 1), (10, 3, 1), (12, 4, 2), (9, 4, 0), (7, 3, 2)])
+def test_conflict_count_matches_brute_force(n, a, b):
+    assert conflict_count(n, a, b) == _brute_conflicts(n, a, b)
+    assert gilbert_varshamov_size(n, a, b) == -(-math.comb(n, a) // _brute_conflicts(n, a, b))
+
+
+@pytest.mark.parametrize("n, a, b", [(8, 2, 1), (12, 3, 1), (16, 4, 2), (10, 5, 2)])
+def test_maximal_family_is_valid_maximal_and_large(n, a, b):
+    import itertools
+    family = maximal_family(n, a, b)
+    assert family.dtype == np.uint8 and (family.sum(axis=1) == a).all()
+    hd.check_family(family, a, b)
+    assert len(family) >= gilbert_varshamov_size(n, a, b)
+    rows = np.zeros((math.comb(n, a), n), dtype=int)
+    np.put_along_axis(rows, np.array(list(itertools.combinations(range(n), a))), 1, axis=1)
+    assert ((rows @ family.T.astype(int)) > b).any(axis=1).all()  # nothing can be added
+    assert np.array_equal(family, maximal_family(n, a, b))  # deterministic
+
+
+def test_maximal_family_small_cases_exact():
+    # b = 0: disjoint pairs from 8 elements, greedy gives 4; b = a - 1 only forbids equality: all C(n, a)
+    assert len(maximal_family(8, 2, 0)) == 4
+    assert len(maximal_family(7, 3, 2)) == math.comb(7, 3)
+
+
+def test_gv_rate_inequality_exact():
+    for n in range(8, 257, 8):
+        k = n // 8
+        V = conflict_count(n, n // 4, n // 8)
+        assert math.comb(n, n // 4) * (n + 1) * 531441**k >= V * 800000**k
+
+
+@pytest.mark.parametrize("args", [(0, 1, 0), (8, 0, 0), (8, 8, 1), (8, 2, 2), (8, 2, -1)])
+def test_gv_functions_reject_bad_weights(args):
+    for f in (conflict_count, gilbert_varshamov_size, maximal_family):
+        with pytest.raises(ValueError):
+            f(*args)
+
+
+def test_gv_functions_reject_bad_types():
+    for f in (conflict_count, gilbert_varshamov_size, maximal_family):
+        with pytest.raises(TypeError):
+            f(8.5, 2, 1)
+
+
+def test_maximal_family_rejects_large_n():
+    assert math.comb(40, 10) > MAX_MAXIMAL_FAMILY_SETS
+    with pytest.raises(ValueError, match="n"):
+        maximal_family(40, 10, 5)

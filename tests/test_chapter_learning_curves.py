@@ -225,3 +225,115 @@ def test_explorer_draw_function(capsys):
     panel.f(eta0=2.0, z=1.0, N=25, p=0.30000000000000004, seed=0)
     assert len(plt.get_fignums()) == 1
     assert "$p$ = 0.3," in plt.gcf().axes[0].get_title()
+
+
+# -- the benchmark constants and the closed-form drifts (issue 24) -------------------------------
+
+
+def test_benchmark_constants_match_the_literature():
+    from onlinelib.chapters import learning_curves as ch
+
+    # Opper-Haussler 0.442, Gibbs 0.625, Kinouchi-Caticha 0.883 (to the digits quoted in the literature)
+    assert round(ch.BAYES_CONSTANT, 3) == 0.442
+    assert round(ch.GIBBS_CONSTANT, 3) == 0.625
+    assert round(ch.ONLINE_OPTIMAL_CONSTANT, 3) == 0.883
+    assert ch.GIBBS_CONSTANT == pytest.approx(math.sqrt(2) * ch.BAYES_CONSTANT)
+    assert ch.benchmark_integral(1.0) == pytest.approx(ch.BENCHMARK_INTEGRAL)
+    # K(R) increases to J as R -> 1
+    assert ch.benchmark_integral(0.5) < ch.benchmark_integral(0.99) < ch.BENCHMARK_INTEGRAL
+
+
+def test_optimal_online_rhs_beats_every_perceptron_step():
+    from onlinelib.chapters import learning_curves as ch
+
+    for R in (0.2, 0.5, 0.9, 0.99):
+        best = max(lc.ode_rhs(R, e) for e in np.linspace(0.01, 6, 300))
+        assert ch.optimal_online_rhs(R) > best
+    assert ch.optimal_online_rhs(1.0) == 0.0
+
+
+def test_hebb_overlap():
+    from onlinelib.chapters import learning_curves as ch
+
+    assert ch.hebb_overlap(2.0) == pytest.approx(1 / math.sqrt(1 + math.pi / 4))
+    # eps ~ 1/sqrt(2 pi alpha) for large alpha
+    a = 1e6
+    assert math.acos(ch.hebb_overlap(a)) / math.pi * math.sqrt(2 * math.pi * a) == pytest.approx(1, rel=1e-5)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, 1.5])
+def test_benchmark_functions_reject_bad_overlap(bad):
+    from onlinelib.chapters import learning_curves as ch
+
+    with pytest.raises(ValueError, match="R"):
+        ch.benchmark_integral(bad)
+    with pytest.raises(ValueError, match="R"):
+        ch.optimal_online_rhs(bad)
+
+
+def test_hebb_overlap_rejects_bad_alpha():
+    from onlinelib.chapters import learning_curves as ch
+
+    with pytest.raises(ValueError, match="alpha"):
+        ch.hebb_overlap(0.0)
+
+
+def test_noisy_mean_drift_matches_angle_drift_and_rest_points():
+    from onlinelib.chapters import learning_curves as ch
+
+    p, q0, u = 0.2, -1.95, 4.0
+    u_perp = math.sqrt(u * u - q0 * q0)
+    W0, e = np.eye(3)[0], np.eye(3)[1]
+    U = q0 * W0 + u_perp * e
+    for rule in ("plain", "robust"):
+        for theta in (-2.0, 0.3, 1.0):
+            W = math.cos(theta) * W0 + math.sin(theta) * e
+            tangent = -math.sin(theta) * W0 + math.cos(theta) * e
+            got = ch.noisy_mean_drift(W, W0, U, p, rule) @ tangent
+            assert got == pytest.approx(lc.angle_drift(theta, p, q0, u, rule), abs=1e-9)
+    # robust rule: every W with W.U = 0 is a rest point (tangential drift zero)
+    W = np.array([u_perp, -q0, 0.0]) / u
+    W = W / np.linalg.norm(W)
+    assert abs(W @ U) < 1e-12
+    m = ch.noisy_mean_drift(W, W0, U, p, "robust")
+    assert np.allclose(m - (m @ W) * W, 0.0, atol=1e-12)
+
+
+def test_noisy_mean_drift_rejects_bad_input():
+    from onlinelib.chapters import learning_curves as ch
+
+    W0, U = np.eye(3)[0], np.array([-1.0, 2.0, 0.0])
+    with pytest.raises(ValueError, match="W must be a unit"):
+        ch.noisy_mean_drift(np.array([2.0, 0, 0]), W0, U, 0.1)
+    with pytest.raises(ValueError, match="rule"):
+        ch.noisy_mean_drift(W0, W0, U, 0.1, "other")
+    with pytest.raises(ValueError, match="p"):
+        ch.noisy_mean_drift(W0, W0, U, 0.7)
+    with pytest.raises(ValueError, match="one length"):
+        ch.noisy_mean_drift(np.eye(2)[0], W0, U, 0.1)
+    with pytest.raises(ValueError, match="W0.U"):
+        ch.noisy_mean_drift(W0, W0, np.array([0.0, 1.0, 0.0]), 0.1, "robust")
+
+
+def test_noisy_error_batch_matches_quadrature():
+    from onlinelib.chapters import learning_curves as ch
+
+    rng = np.random.default_rng(3)
+    R = np.concatenate([rng.uniform(-0.99, 0.999, 60), [1.0, -1.0, 0.5, 1 - 1e-13]])
+    q = np.concatenate([rng.uniform(-3, 2, 60), [-0.8, 1.95, 0.0, -1.0]])
+    for q0, p in ((-1.95, 0.2), (0.7, 0.0), (0.0, 0.1)):
+        got = ch.noisy_error_batch(R, q, q0, p)
+        want = [lc.noisy_generalization_error(r, qq, q0, p) for r, qq in zip(R, q)]
+        assert np.max(np.abs(got - want)) < 1e-9
+    assert ch.noisy_error_batch(0.3, -0.2, -1.0, 0.1).shape == ()
+
+
+def test_noisy_error_batch_rejects_bad_input():
+    from onlinelib.chapters import learning_curves as ch
+
+    with pytest.raises(ValueError, match="R"):
+        ch.noisy_error_batch([1.5], [0.0], -1.0, 0.1)
+    with pytest.raises(ValueError, match="q must"):
+        ch.noisy_error_batch([0.5], [np.nan], -1.0, 0.1)
+    with pytest.raises(ValueError, match="p"):
+        ch.noisy_error_batch([0.5], [0.1], -1.0, 0.9)

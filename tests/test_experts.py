@@ -541,3 +541,109 @@ def test_log_potential_near_eta_one_within_the_documented_accuracy(eta):
         learner.update(x, int(label))
     assert learner.log_potential == pytest.approx(exact, rel=1e-12)
     assert r.log_potential[-1] == pytest.approx(exact, rel=1e-10)
+
+
+# --- exact ties (issue 24): the vote is decided in exact arithmetic, not by rounding -------------
+
+
+def exact_wma_predictions(P, y, eta):
+    """Independent replay with Fraction weights (1 - eta)^c: predict +1 iff the +1 side weighs >= the -1 side."""
+    factor = 1 - Fraction(eta)  # the exact value of the float eta
+    P, y = np.asarray(P), np.asarray(y)
+    counts = [0] * P.shape[1]
+    out, ties = [], 0
+    for row, label in zip(P.tolist(), y.tolist()):
+        vote = sum(p * factor ** c for p, c in zip(row, counts))
+        ties += vote == 0
+        out.append(1 if vote >= 0 else -1)
+        counts = [c + (p != label) for p, c in zip(row, counts)]
+    return out, ties
+
+
+EXCESS = [3, 3, 1, 1, 1, 3, 0, 0, 3, 1]
+TIE_ADVICE = [-1, 1, 1, 1, 1, 1, -1, -1, -1, 1]
+
+
+def _tie_stream():
+    """Three rounds that give ten experts the counts EXCESS, then the advice TIE_ADVICE.
+
+    At eta = 1/2 the +1 side weighs 1/8 + 3/2 + 1/8 + 1/2 = 9/4 and the -1 side
+    1/8 + 1 + 1 + 1/8 = 9/4: an exact tie. It is the tie of issue 24 (round 1972 of the
+    chapter's adaptive run with N = 10, eta = 0.5, relative counts): a float vote built from
+    exp(3 ln(1/2)) = 0.12500000000000003 came out at -5.6e-17 and predicted -1.
+    """
+    rows = [[-1 if e > k else 1 for e in EXCESS] for k in range(3)]
+    return np.array(rows + [TIE_ADVICE], dtype=np.int8), np.ones(4, dtype=np.int8)
+
+
+def test_exact_tie_with_inexact_float_power_goes_to_plus_one():
+    P, y = _tie_stream()
+    want, ties = exact_wma_predictions(P, y, 0.5)
+    assert ties == 1 and want[-1] == 1
+    assert weighted_majority_run(P, y, 0.5).predictions.tolist() == want
+    learner = WeightedMajority(10, 0.5)
+    for x, label in zip(P[:-1], y[:-1]):
+        learner.update(x, int(label))
+    assert learner.expert_mistakes.tolist() == EXCESS
+    assert learner.predict(P[-1]) == 1
+    assert learner.predict(-P[-1]) == 1  # the same tie seen from the other side
+    # moving one expert of weight 1/8 to the -1 side breaks the tie: both routes must see it
+    broken = P[-1].copy()
+    broken[5] = -1
+    assert learner.predict(broken) == -1
+    assert weighted_majority_run(np.vstack([P[:-1], broken]), y, 0.5).predictions[-1] == -1
+    # the same counts reached from a larger common offset (the issue's counts were 1177 + EXCESS)
+    learner.expert_mistakes += 1177
+    assert learner.predict(P[-1]) == 1
+
+
+@pytest.mark.parametrize("eta", [0.5, 0.25, 0.75, 0.375, 0.3, 0.1])
+def test_predictions_equal_exact_fraction_replay(eta):
+    """On random and adversarial streams with many ties, every prediction is the exact rule's."""
+    rng = np.random.default_rng(int(eta * 1000))
+    total_ties = 0
+    for N in (2, 4, 6, 10):
+        P = np.where(rng.random((150, N)) < 0.5, 1, -1).astype(np.int8)
+        y = np.where(rng.random(150) < 0.5, 1, -1).astype(np.int8)
+        for stream in ((P, y), wma_adversary(150, N, eta, rng)):
+            want, ties = exact_wma_predictions(*stream, eta)
+            total_ties += ties
+            assert weighted_majority_run(*stream, eta).predictions.tolist() == want
+            learner = WeightedMajority(N, eta)
+            got = []
+            for x, label in zip(*stream):
+                got.append(learner.predict(x))
+                learner.update(x, int(label))
+            assert got == want
+    assert total_ties > 0  # the streams really had exact ties
+
+
+def test_adversary_cell_of_the_chapter_is_exact():
+    """Issue 24: the 54-run cell's adaptive stream with N = 10, eta = 1/2 had a tie decided by rounding."""
+    rng = np.random.default_rng(3)
+    total_ties = 0
+    for _ in range(2):
+        P, y = wma_adversary(2000, 10, 0.5, rng)
+        want, ties = exact_wma_predictions(P, y, 0.5)
+        total_ties += ties
+        assert sum(p != label for p, label in zip(want, y.tolist())) == 2000  # exact WMA errs every round
+    assert total_ties > 0
+
+
+def test_exact_vote_sign_helper():
+    from onlinelib.experts import _exact_rate, _exact_vote_sign
+
+    assert _exact_rate(0.5) == (1, 1) and _exact_rate(0.25) == (3, 2)
+    a, q = _exact_rate(0.1)
+    assert Fraction(a, 2**q) == 1 - Fraction(0.1)
+    for eta in (0.5, 0.1, 0.3):
+        rate = _exact_rate(eta)
+        counts = np.array([5, 5, 2, 9])
+        assert _exact_vote_sign(counts, np.array([1, -1, 1, -1]), rate) == 1
+        assert _exact_vote_sign(counts, np.array([1, -1, -1, 1]), rate) == -1
+        assert _exact_vote_sign(np.array([7, 3, 7, 3]), np.array([1, 1, -1, -1]), rate) == 0
+    # 1/2 = 1/4 + 1/4: a tie between different powers
+    assert _exact_vote_sign(np.array([1, 2, 2]), np.array([1, -1, -1]), _exact_rate(0.5)) == 0
+    # huge counts: exact, no overflow or underflow
+    assert _exact_vote_sign(np.array([0, 5000, 5001]), np.array([-1, 1, 1]), _exact_rate(0.1)) == -1
+    assert _exact_vote_sign(np.array([5000, 5001, 5001]), np.array([1, -1, -1]), _exact_rate(0.5)) == 0

@@ -72,6 +72,19 @@ def test_winnow2_bound_values():
                         rel_tol=REL)
 
 
+def test_winnow2_bound_below_one():
+    """1/alpha <= theta < 1 is accepted (m+ = 0 there) and the bound holds against the exact worst case."""
+    from onlinelib.adversaries import exhaustive_adversary
+
+    assert winnow2_bound(4, 1, 2.0, 0.5) == 16.0  # 2 * 4 / 0.5 + 3 * (1 - 1)
+    for alpha, theta in ((2.0, 0.5), (1.5, 0.75), (1.5, Fraction(2, 3)), (3.0, 0.5)):
+        for n in (2, 3, 4):
+            worst = exhaustive_adversary(n, alpha, float(theta))
+            assert worst.promotions == 0
+            assert worst.mistakes <= winnow2_bound(n, 1, alpha, float(theta)), (alpha, theta, n)
+    assert winnow2_bound(3, 1, 1.5, 2 / 3) >= 0  # theta = 1/alpha, up to rounding, is accepted
+
+
 def test_winnow2_margin_bound_values():
     # A = alpha N / ((alpha - 1) theta), c = 1 - alpha (1 - delta), P = (|u|_1 log_alpha(alpha theta) + (1 - delta) A) / c
     a, c = 1.5 * 4 / (0.5 * 4), 1 - 1.5 * 0.5          # 3 and 1/4
@@ -141,7 +154,7 @@ def test_winnow1_adversary_meets_lemma_3_and_stays_below_the_bound():
     (lambda: winnow2_bound(4, 1, 0.5, 4), ValueError, "alpha"),
     (lambda: winnow2_bound(4, 1, np.inf, 4), ValueError, "alpha"),
     (lambda: winnow2_bound(4, 1, "2", 4), TypeError, "alpha"),
-    (lambda: winnow2_bound(4, 1, 2.0, 0.5), ValueError, "theta must be at least 1"),
+    (lambda: winnow2_bound(4, 1, 2.0, 0.4), ValueError, "theta must be at least 1 / alpha"),
     (lambda: winnow2_bound(4, 1, 2.0, 0), ValueError, "theta"),
     (lambda: winnow2_bound(4, 1, 2.0, None), TypeError, "theta"),
     (lambda: winnow2_bound(0, 1, 2.0, 4), ValueError, "n_features"),

@@ -76,3 +76,48 @@ def test_bad_input():
         dual_exponent(1.0)
     with pytest.raises(ValueError, match="theta"):
         pnorm_link(np.ones((2, 2)), 3)
+
+
+def _exact_sign(theta, x, p):
+    """The sign of w.x from the definition, in exact integers (p whole, theta and x whole)."""
+    total = sum((1 if t > 0 else -1) * abs(int(t)) ** (int(p) - 1) * int(v) for t, v in zip(theta, x) if t != 0)
+    return (total > 0) - (total < 0)
+
+
+def test_exact_tie_is_decided_by_the_rule():
+    # theta = (1, -3), p = 3: w is proportional to (1, -9), so x = (9, 1) scores exactly 0;
+    # the float score is -4.4e-16, yet the rule predicts +1 and updates on either label.
+    learner = PNormPerceptron(2, 3)
+    learner.theta = np.array([1.0, -3.0])
+    learner.weights = pnorm_link(learner.theta, 3)
+    x = np.array([9.0, 1.0])
+    assert learner.score(x) != 0 and _exact_sign(learner.theta, x, 3) == 0
+    assert learner.predict(x) == 1
+    learner.update(x, 1)
+    assert learner.n_updates == 1
+    np.testing.assert_array_equal(learner.theta, [10.0, -2.0])
+
+
+@pytest.mark.parametrize("p", [3, 4])
+def test_integer_decisions_match_the_exact_definition(p):
+    rng = np.random.default_rng(p)
+    n = 6
+    X = rng.integers(-3, 4, size=(400, n)).astype(float)
+    y = np.where(X[:, 0] - X[:, 1] >= 0, 1, -1)
+    learner = PNormPerceptron(n, p)
+    for x, label in zip(X, y):
+        expected = 1 if _exact_sign(learner.theta, x, p) >= 0 else -1
+        assert learner.predict(x) == expected
+        learner.update(x, int(label))
+    assert learner.n_updates > 0
+
+
+def test_exact_path_beyond_int64():
+    # |theta|^(p-1) * sum |x| >= 2^62: the Python-integer branch
+    learner = PNormPerceptron(3, 8)
+    learner.theta = np.array([600.0, -600.0, 1.0])
+    learner.weights = pnorm_link(learner.theta, 8)
+    x = np.array([1.0, 1.0, 0.0])   # exactly 0 in the definition
+    assert 600**7 * 2 >= 2**62
+    assert learner.predict(x) == 1
+    assert learner.predict(np.array([1.0, 1.0, -1.0])) == -1

@@ -8,10 +8,19 @@
   ``onlinelib.explorers.experts_explorer`` redraws the figure for other settings.
 * ``adversary_regret``: WMA's and RWMA's regret against the adversary for
   several horizons T, with eta tuned to each T.
+* ``exact_wma_replay``: Weighted Majority's predictions on a fixed stream,
+  re-decided independently of the library, every near-tie in ``Fraction``s.
+* ``random_stream_regret``: R*(T, N) = E[max_i (T/2 - m_i)], the expected regret
+  of every learner on uniformly random advice and outcomes (the lower bound).
+* ``rwma_against_punisher``: RWMA against an adaptive adversary that sees the
+  learner's past coin flips, many independent trials at once.
+* ``hedge_run``: Hedge (exponential weights) on losses in [0, 1], with a fixed
+  rate or a schedule eta_t (the anytime rate), and the quantities of its proof.
 """
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -39,6 +48,10 @@ __all__ = [
     "best_expert_curve",
     "compare_experts",
     "adversary_regret",
+    "exact_wma_replay",
+    "hedge_run",
+    "random_stream_regret",
+    "rwma_against_punisher",
     "plot_experts_comparison",
 ]
 
@@ -181,6 +194,156 @@ def adversary_regret(n_experts: int, horizons: Any, rng: np.random.Generator) ->
     out["wma_regret"] = out["M"] - out["m"]
     out["rwma_regret"] = out["expected"] - out["m"]
     return out
+
+
+def exact_wma_replay(P: Any, y: Any, eta: float, band: float = 1e-6) -> dict[str, Any]:
+    """Weighted Majority's predictions on (P, y), decided without the library's vote (chapter 5).
+
+    Each round's vote S = sum_i p_i (1 - eta)^{c_i} is first computed in floats,
+    with weights exp((c_i - min c) ln(1 - eta)) and a plain numpy sum. Its error
+    is below (2e-13 + N 2^-53) Phi (each weight's exponent has |x| <= 746 and
+    relative error <= 2^-52, the sum adds N 2^-53 Phi), far below ``band`` Phi for
+    any N < 10^9, so outside the band the float sign is the sign of S. Rounds with
+    |S| <= band Phi are re-decided with ``fractions.Fraction`` weights
+    (1 - eta)^{c_i}, eta read as the exact binary fraction the float holds; a
+    vote that is exactly 0 is a tie and goes to +1.
+
+    Returns a dict: ``predictions`` (int8 array), ``mistakes`` (int),
+    ``exact_rounds`` (rounds re-decided in Fractions) and ``ties`` (rounds with S = 0).
+    """
+    P, y = check_expert_stream(P, y)
+    eta = check_eta(eta, closed="neither", why="eta = 1 is Halving; its vote is an integer already")
+    band = float(band)
+    if not 1e-9 <= band <= 1e-3:
+        raise ValueError(f"band must be in [1e-9, 1e-3] (far above rounding, far below a real vote), got {band}")
+    wrong = P != y[:, None]
+    before = np.cumsum(wrong, axis=0) - wrong
+    excess = before - before.min(axis=1, keepdims=True)
+    weights = np.exp(excess * math.log1p(-eta))
+    vote = (weights * P).sum(axis=1)
+    total = weights.sum(axis=1)
+    predictions = np.where(vote >= 0, 1, -1).astype(np.int8)
+    factor = 1 - Fraction(eta)
+    near = np.flatnonzero(np.abs(vote) <= band * total)
+    ties = 0
+    for t in near.tolist():
+        exact = sum(int(p) * factor ** int(e) for p, e in zip(P[t], excess[t]))
+        ties += exact == 0
+        predictions[t] = 1 if exact >= 0 else -1
+    return {
+        "predictions": predictions,
+        "mistakes": int(np.count_nonzero(predictions != y)),
+        "exact_rounds": int(near.size),
+        "ties": int(ties),
+    }
+
+
+def hedge_run(losses: Any, eta: Any) -> dict[str, Any]:
+    """Hedge on a (T, N) matrix of losses in [0, 1], vectorised over rounds (chapter 5).
+
+    In round t Hedge plays the distribution p_t with p_{t,i} proportional to
+    exp(-eta_t L_{t-1,i}), where L_{t-1,i} is expert i's loss before round t, and
+    suffers p_t . l_t. ``eta`` is a positive number, or an array of T positive
+    rates eta_1 >= eta_2 >= ... (a schedule such as the anytime rate sqrt(8 ln N / t)).
+    With 0/1 losses and a fixed eta this is Randomized Weighted Majority with
+    1 - eta_RWMA = exp(-eta).
+
+    Returns a dict: ``learner_loss`` (sum_t p_t . l_t), ``best_loss`` (min_i L_{T,i}),
+    ``regret`` (their difference), ``mixed`` ((T,) array of p_t . l_t) and ``log_mgf``
+    ((T,) array of ln sum_i p_{t,i} exp(-eta_t l_{t,i}), the quantity bounded by
+    Hoeffding's lemma), and ``eta`` ((T,) array of the rates used).
+    """
+    L = np.asarray(losses, dtype=float)
+    if L.ndim != 2 or L.shape[0] == 0 or L.shape[1] == 0:
+        raise ValueError(f"losses must be a (T, N) matrix with T, N >= 1, got shape {L.shape}")
+    if not np.all(np.isfinite(L)) or L.min() < 0 or L.max() > 1:
+        raise ValueError("losses must be finite and in [0, 1]")
+    T, N = L.shape
+    rates = np.asarray(eta, dtype=float)
+    if rates.ndim == 0:
+        rates = np.full(T, float(rates))
+    if rates.shape != (T,):
+        raise ValueError(f"eta must be a number or an array of T = {T} rates, got shape {rates.shape}")
+    if not np.all(np.isfinite(rates)) or rates.min() <= 0:
+        raise ValueError("eta must be finite and positive")
+    if np.any(np.diff(rates) > 0):
+        raise ValueError("a schedule eta must be non-increasing (the proof needs eta_t <= eta_(t-1))")
+    before = np.cumsum(L, axis=0) - L
+    logits = -rates[:, None] * (before - before.min(axis=1, keepdims=True))
+    weights = np.exp(logits)
+    p = weights / weights.sum(axis=1, keepdims=True)
+    mixed = np.einsum("ij,ij->i", p, L)
+    log_mgf = np.log(np.einsum("ij,ij->i", p, np.exp(-rates[:, None] * L)))
+    learner = float(mixed.sum())
+    best = float(L.sum(axis=0).min())
+    return {
+        "learner_loss": learner,
+        "best_loss": best,
+        "regret": learner - best,
+        "mixed": mixed,
+        "log_mgf": log_mgf,
+        "eta": rates,
+    }
+
+
+def random_stream_regret(horizon: int, n_experts: int) -> float:
+    """R*(T, N) = T/2 - E[min_i m_i] for N independent m_i ~ Binomial(T, 1/2) (chapter 5).
+
+    On advice and outcomes drawn independently and uniformly from {-1, +1}, every
+    learner errs T/2 times in expectation and the experts' mistake counts are
+    such binomials, so R* is every learner's expected regret there.
+    E[min_i m_i] = sum_{k=0}^{T-1} P(m_1 > k)^N, computed in floating point
+    (relative error about 1e-13 for T <= 10^5).
+    """
+    from scipy.stats import binom
+
+    T = check_int(horizon, "horizon", 1, 10**6)
+    n = check_int(n_experts, "n_experts", 1, 10**9)
+    k = np.arange(T)
+    return float(T / 2 - np.sum(binom.sf(k, T, 0.5) ** n))
+
+
+def rwma_against_punisher(
+    horizon: int, n_experts: int, eta: float, n_trials: int, rng: np.random.Generator
+) -> dict[str, np.ndarray]:
+    """RWMA against an adaptive adversary that uses the learner's past draws (chapter 5).
+
+    Each round the advice is random, and the outcome makes wrong the expert that
+    RWMA drew in the previous round (round 1: the outcome is random). So the
+    stream depends on RWMA's coins and differs from trial to trial; the
+    adversary never sees the current draw. ``n_trials`` independent trials run
+    at once.
+
+    Returns a dict of (n_trials,) arrays: ``M`` (RWMA's mistakes), ``m`` (the
+    best expert's), ``sum_F`` (sum_t F_t, the conditional mistake probabilities).
+    """
+    T = check_int(horizon, "horizon", 1, MAX_HORIZON)
+    n = check_int(n_experts, "n_experts", 1, MAX_EXPERTS)
+    eta = check_eta(eta, closed="neither", why="with eta = 1 every expert can be zeroed")
+    trials = check_int(n_trials, "n_trials", 1, 10**5)
+    rng = check_rng(rng)
+    log_factor = math.log1p(-eta)
+    counts = np.zeros((trials, n), dtype=np.int64)
+    mistakes = np.zeros(trials, dtype=np.int64)
+    sum_F = np.zeros(trials)
+    rows = np.arange(trials)
+    last = None
+    for t in range(T):
+        advice = np.where(rng.random((trials, n)) < 0.5, 1, -1).astype(np.int8)
+        if last is None:
+            outcome = np.where(rng.random(trials) < 0.5, 1, -1).astype(np.int8)
+        else:
+            outcome = -advice[rows, last]
+        weights = np.exp((counts - counts.min(axis=1, keepdims=True)) * log_factor)
+        wrong = advice != outcome[:, None]
+        sum_F += (weights * wrong).sum(axis=1) / weights.sum(axis=1)
+        cumulative = np.cumsum(weights, axis=1)
+        u = rng.random(trials) * cumulative[:, -1]
+        pick = np.minimum((cumulative <= u[:, None]).sum(axis=1), n - 1)
+        mistakes += wrong[rows, pick]
+        counts += wrong
+        last = pick
+    return {"M": mistakes, "m": counts.min(axis=1), "sum_F": sum_F}
 
 
 def plot_experts_comparison(result: dict[str, Any], axes: Any = None) -> np.ndarray:

@@ -13,6 +13,10 @@
   kernel Perceptron to convergence).
 * ``dual_cost`` measures the cost of Theorem 3: the kernel values and the time
   of each prediction of the kernel Perceptron against the size of M.
+* ``conflict_count``, ``gilbert_varshamov_size`` and ``maximal_family`` give the
+  proven rate of the chapter's Gilbert–Varshamov proposition: a maximal family of
+  weight-a sets with pairwise intersections at most b has at least
+  C(n, a) / V members, V = sum_{i>b} C(a, i) C(n - a, a - i), all in exact integers.
 * ``plot_theorem4``, ``plot_mistake_growth`` and ``plot_dual_cost`` draw the
   chapter's static figures; ``onlinelib.explorers.kernels_explorer`` redraws
   ``plot_theorem4`` for other settings.
@@ -22,6 +26,7 @@ in {0,1}^n, scores are exact Python integers.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from typing import Any
@@ -46,10 +51,14 @@ from ..validation import check_boolean_rows, check_int, check_labels, check_real
 
 __all__ = [
     "MAX_FAMILY_SIZE",
+    "MAX_MAXIMAL_FAMILY_SETS",
     "MAX_VARIABLES",
+    "conflict_count",
     "cycle_until_clean",
     "dual_cost",
     "explorer_size",
+    "gilbert_varshamov_size",
+    "maximal_family",
     "plot_dual_cost",
     "plot_mistake_growth",
     "plot_theorem4",
@@ -60,6 +69,60 @@ __all__ = [
 MAX_VARIABLES = 128
 #: The largest family the experiment builds (the run costs about size^2 kernel values).
 MAX_FAMILY_SIZE = 4096
+#: The most weight-a sets ``maximal_family`` scans (C(24, 6) = 134596 fits).
+MAX_MAXIMAL_FAMILY_SETS = 200_000
+
+
+# -- the Gilbert-Varshamov rate ---------------------------------------------------------
+
+
+def conflict_count(n: int, a: int, b: int) -> int:
+    """V = sum_{i=b+1}^{a} C(a, i) C(n - a, a - i), an exact integer.
+
+    The number of weight-a subsets of {1..n} that meet a fixed weight-a subset in
+    more than b elements, the subset itself included. Needs 1 <= a <= n - 1 and
+    0 <= b < a (``ValueError`` otherwise, naming the argument).
+    """
+    n, a, b = check_weights(n, a, b)
+    return sum(math.comb(a, i) * math.comb(n - a, a - i) for i in range(b + 1, a + 1))
+
+
+def gilbert_varshamov_size(n: int, a: int, b: int) -> int:
+    """ceil(C(n, a) / V): the least size of a maximal family (see ``conflict_count``).
+
+    Every weight-a set is in a maximal family or conflicts with one of its
+    members, and each member accounts for at most V sets, so a maximal family has
+    at least C(n, a) / V members (the Gilbert-Varshamov argument). Exact integers.
+    """
+    n, a, b = check_weights(n, a, b)
+    return -(-math.comb(n, a) // conflict_count(n, a, b))
+
+
+def maximal_family(n: int, a: int, b: int) -> np.ndarray:
+    """The lexicographic greedy family: scan all weight-a subsets of {1..n} in the order
+    of ``itertools.combinations`` and keep each one that meets every kept set in at
+    most b elements. The result is maximal (no weight-a set can be added).
+
+    Returns a uint8 array of indicator rows. Deterministic; needs C(n, a) at most
+    ``MAX_MAXIMAL_FAMILY_SETS`` (``ValueError`` naming n otherwise).
+    """
+    n, a, b = check_weights(n, a, b)
+    if n > 62 or math.comb(n, a) > MAX_MAXIMAL_FAMILY_SETS:
+        raise ValueError(f"n: C(n, a) = C({n}, {a}) exceeds MAX_MAXIMAL_FAMILY_SETS = {MAX_MAXIMAL_FAMILY_SETS}")
+    masks = np.array([sum(1 << i for i in c) for c in itertools.combinations(range(n), a)], dtype=np.int64)
+    alive = np.ones(len(masks), dtype=bool)
+    kept: list[int] = []
+    start = 0
+    while True:
+        free = np.flatnonzero(alive[start:])
+        if not len(free):
+            break
+        k = start + int(free[0])
+        kept.append(int(masks[k]))
+        alive &= np.bitwise_count(masks & masks[k]) <= b  # kills k itself: |x ∩ x| = a > b
+        start = k + 1
+    rows = (np.array(kept, dtype=np.int64)[:, None] >> np.arange(n)) & 1
+    return rows.astype(np.uint8)
 
 
 # -- Theorem 4 ----------------------------------------------------------------------------

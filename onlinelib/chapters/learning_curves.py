@@ -13,6 +13,12 @@
   ``onlinelib.explorers.learning_curve_explorer`` (eta0, z, N, p, seed) redraws
   it on demand.
 
+* The benchmark constants of the section "How good is 4/pi?": ``benchmark_integral`` (K(R), J = K(1)),
+  ``BAYES_CONSTANT``, ``GIBBS_CONSTANT``, ``ONLINE_OPTIMAL_CONSTANT``, the optimal on-line drift
+  ``optimal_online_rhs`` and the Hebb overlap ``hebb_overlap``.
+* The eta -> 0 drifts with noise and shifted inputs on the whole sphere, in closed form:
+  ``noisy_mean_drift``; and Eq. (8) for arrays at once: ``noisy_error_batch``.
+
 Conventions as in ``onlinelib.learning_curves``: centred Gaussian inputs,
 unit teacher and student, ``alpha = t/N``, ``eps_g = p + (1-2p) arccos(R)/pi``.
 """
@@ -22,18 +28,28 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy import integrate, special
 
 from ..learning_curves import integrate_R, power_schedule, schedule_asymptote, simulate_normalized_perceptron
 from ..plotting import axes_row
 from ..validation import Interval, check_int, check_real, check_scalar
 
 __all__ = [
+    "BAYES_CONSTANT",
+    "BENCHMARK_INTEGRAL",
     "EXPLORER_N",
+    "GIBBS_CONSTANT",
+    "ONLINE_OPTIMAL_CONSTANT",
     "GRID_POINTS",
     "MAX_ALPHA",
     "MAX_N",
     "MAX_RUNS",
+    "benchmark_integral",
     "explore_learning_curve",
+    "hebb_overlap",
+    "noisy_error_batch",
+    "noisy_mean_drift",
+    "optimal_online_rhs",
     "plot_explore",
     "plot_static",
 ]
@@ -48,6 +64,131 @@ MAX_ALPHA = 2000
 GRID_POINTS = 30
 #: The input dimensions offered by the explorer.
 EXPLORER_N = (25, 50, 100, 250)
+
+
+# -- the benchmark constants (the section "How good is 4/pi?") ------------------------------------
+
+
+def _tail_ratio(a: float) -> float:
+    """exp(-a^2/2) / H(a), computed without underflow (H is the Gaussian upper tail)."""
+    return 2.0 / special.erfcx(a / math.sqrt(2.0))
+
+
+def benchmark_integral(R: float = 1.0) -> float:
+    """K(R) = int da exp(-s^2 a^2 / (2 R^2)) exp(-a^2) / (sqrt(2 pi) H(a)), s = sqrt(1 - R^2).
+
+    At R = 1 this is the integral J = int exp(-a^2) / (sqrt(2 pi) H(a)) da that fixes the large-alpha
+    constants of Bayes (1/J), Gibbs (sqrt(2)/J) and the optimal on-line rule (2/J). ``R`` must lie in
+    (0, 1].
+    """
+    R = check_real(R, "R")
+    if not 0.0 < R <= 1.0:
+        raise ValueError(f"R must lie in (0, 1], got {R}")
+    c = (1.0 - R * R) / (2.0 * R * R)
+
+    def integrand(a: float) -> float:
+        return math.exp(-c * a * a - a * a / 2.0) * _tail_ratio(a) / math.sqrt(2.0 * math.pi)
+
+    return integrate.quad(integrand, -math.inf, math.inf, epsabs=1e-13, epsrel=1e-12)[0]
+
+
+def optimal_online_rhs(R: float) -> float:
+    """dR/dalpha of the optimal normalized on-line rule: (1 - R^2)^(3/2) K(R) / (2 pi R^2), R in (0, 1]."""
+    R = check_real(R, "R")
+    if not 0.0 < R <= 1.0:
+        raise ValueError(f"R must lie in (0, 1], got {R}")
+    return (1.0 - R * R) ** 1.5 * benchmark_integral(R) / (2.0 * math.pi * R * R)
+
+
+def hebb_overlap(alpha: float) -> float:
+    """Large-N overlap of the Hebb rule W = sum_t sigma_t S_t after alpha N examples: 1/sqrt(1 + pi/(2 alpha))."""
+    alpha = check_real(alpha, "alpha")
+    if not alpha > 0.0:
+        raise ValueError(f"alpha must be positive, got {alpha}")
+    return 1.0 / math.sqrt(1.0 + math.pi / (2.0 * alpha))
+
+
+def _tail(x: float) -> float:
+    """H(x) = P(N(0, 1) > x)."""
+    return 0.5 * float(special.erfc(x / math.sqrt(2.0)))
+
+
+def noisy_mean_drift(W: Any, W0: Any, U: Any, p: float, rule: str = "plain") -> np.ndarray:
+    """The mean step m(W) = E[eps sigma (S - T)] for inputs S ~ N(U, I) and labels flipped with probability p.
+
+    ``W`` and ``W0`` are unit vectors; ``T`` is 0 for ``rule="plain"`` and Eq. (13) for ``rule="robust"``.
+    In closed form, with q = W.U, q0 = W0.U and H the Gaussian tail,
+
+    * plain:  m = [(1-2p)((1-2H(q0)) U + 2 phi(q0) W0) - (1-2H(q)) U - 2 phi(q) W] / 2,
+    * robust: m = phi(q0) (1-2H(q)) / (1-2H(q0)) W0 - phi(q) W  (independent of p).
+
+    The eta -> 0 flow on the sphere is dW/dalpha = eta (m - (m.W) W).
+    """
+    W, W0, U = (np.asarray(v, dtype=float) for v in (W, W0, U))
+    if W.ndim != 1 or W.shape != W0.shape or W.shape != U.shape:
+        raise ValueError("W, W0 and U must be vectors of one length")
+    for name, v in (("W", W), ("W0", W0)):
+        if not math.isclose(float(v @ v), 1.0, rel_tol=1e-9):
+            raise ValueError(f"{name} must be a unit vector")
+    p = check_real(p, "p", 0.0, strict=False)
+    if p > 0.5:
+        raise ValueError(f"p must lie in [0, 1/2], got {p}")
+    if rule not in ("plain", "robust"):
+        raise ValueError(f'rule must be "plain" or "robust", got {rule!r}')
+    q, q0 = float(W @ U), float(W0 @ U)
+    dens = lambda x: math.exp(-x * x / 2.0) / math.sqrt(2.0 * math.pi)  # noqa: E731
+    if rule == "plain":
+        return 0.5 * ((1 - 2 * p) * ((1 - 2 * _tail(q0)) * U + 2 * dens(q0) * W0)
+                      - (1 - 2 * _tail(q)) * U - 2 * dens(q) * W)
+    if q0 == 0.0:
+        raise ValueError("the robust rule needs W0.U != 0")
+    return dens(q0) * (1 - 2 * _tail(q)) / (1 - 2 * _tail(q0)) * W0 - dens(q) * W
+
+
+def noisy_error_batch(R: Any, q: Any, q0: float, p: float) -> np.ndarray:
+    """Eq. (8) for arrays of (R, q) at once, through the bivariate normal distribution function.
+
+    The disagreement probability is ``Phi(-q0) + Phi(-q) - 2 Phi2(-q0, -q; R)``, with ``Phi2`` the
+    bivariate standard normal distribution function with correlation ``R``, computed from Owen's T
+    function (``scipy.special.owens_t``). Entries with ``|R| >= 1 - 1e-12`` or ``q = 0``, where that
+    formula divides by zero, and ``q0 = 0`` fall back to
+    ``onlinelib.learning_curves.noisy_generalization_error``, which agrees elsewhere to about 1e-13.
+    """
+    from ..learning_curves import noisy_generalization_error
+
+    R, q = np.broadcast_arrays(np.asarray(R, dtype=float), np.asarray(q, dtype=float))
+    shape = R.shape
+    R, q = np.atleast_1d(R).ravel(), np.atleast_1d(q).ravel()
+    if np.any(np.abs(R) > 1.0) or not np.all(np.isfinite(R)):
+        raise ValueError("R must lie in [-1, 1]")
+    if not np.all(np.isfinite(q)):
+        raise ValueError("q must be finite")
+    q0 = check_real(q0, "q0")
+    p = check_real(p, "p", 0.0, strict=False)
+    if p > 0.5:
+        raise ValueError(f"p must lie in [0, 1/2], got {p}")
+    edge = (np.abs(R) >= 1.0 - 1e-12) | (q == 0.0) | (q0 == 0.0)
+    Rs = np.where(edge, 0.0, R)
+    qs = np.where(edge, 1.0, q)
+    h, k = np.full(qs.shape, -q0 if q0 != 0.0 else 1.0), -qs
+    s = np.sqrt(1.0 - Rs * Rs)
+    phi2 = (0.5 * special.ndtr(h) + 0.5 * special.ndtr(k)
+            - special.owens_t(h, (k - Rs * h) / (h * s)) - special.owens_t(k, (h - Rs * k) / (k * s))
+            - np.where(h * k > 0, 0.0, 0.5))
+    out = p + (1 - 2 * p) * (special.ndtr(-q0) + special.ndtr(-qs) - 2 * phi2)
+    for idx in zip(*np.nonzero(edge)):
+        out[idx] = noisy_generalization_error(float(R[idx]), float(q[idx]), q0, p)
+    return out.reshape(shape)
+
+
+#: J = K(1), about 2.264.
+BENCHMARK_INTEGRAL = benchmark_integral(1.0)
+#: Bayes-optimal batch learning: eps_g ~ BAYES_CONSTANT / alpha (replica-symmetric theory), about 0.442.
+BAYES_CONSTANT = 1.0 / BENCHMARK_INTEGRAL
+#: Gibbs learning (random consistent student): eps_g ~ GIBBS_CONSTANT / alpha, about 0.625.
+GIBBS_CONSTANT = math.sqrt(2.0) / BENCHMARK_INTEGRAL
+#: The optimal on-line rule (Kinouchi and Caticha): eps_g ~ ONLINE_OPTIMAL_CONSTANT / alpha, about 0.883.
+ONLINE_OPTIMAL_CONSTANT = 2.0 / BENCHMARK_INTEGRAL
 
 
 def _alpha_grid(alpha_max: int) -> np.ndarray:

@@ -8,7 +8,9 @@
   and ``onlinelib.explorers.winnow_explorer`` redraws the figure for other settings.
 
 The chapter's adversaries (``exhaustive_adversary``, ``beam_adversary``,
-``promotion_adversary``) are in ``onlinelib.adversaries``, its proof instruments
+``promotion_adversary``) are in ``onlinelib.adversaries``; ``winnow2_exact_replay``,
+re-exported here for the chapter, replays a stream on Winnow in exact rational
+arithmetic (the chapter asserts every adversary count with it). Its proof instruments
 (``proof_observables``) in ``onlinelib.observers``. Conventions as in
 ``onlinelib.linear.Winnow2``: weights start at 1, the prediction is +1 iff
 w.x > theta (or >= theta with ``positive_at_threshold``), promotions multiply
@@ -23,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import scipy.sparse as sp
 
-from ..adversaries import beam_adversary
+from ..adversaries import beam_adversary, winnow2_exact_replay
 from ..bounds import notes_winnow_bound, winnow2_bound
 from ..linear import Perceptron, Winnow2, winnow2_default_threshold
 from ..plotting import BOUND_LABELS, BOUND_STYLES
@@ -38,6 +40,7 @@ __all__ = [
     "race",
     "compare_winnow",
     "plot_winnow_comparison",
+    "winnow2_exact_replay",
 ]
 
 #: Bernoulli densities: probabilities strictly between 0 and 1.
