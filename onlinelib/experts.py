@@ -21,7 +21,7 @@ How the vote is decided, exactly. A float ``eta`` is a binary fraction, so
 1 - eta = a / 2^q exactly, with integers a and q, and every weight
 (1 - eta)^c is an exact rational number. The vote S = sum_i p_i (1 - eta)^{c_i}
 is first computed in floating point; its error is below (2e-13 + N 2^-53) Phi,
-where Phi is the total weight. Whenever |S| <= (2e-9 + 4 N 2^-53) Phi
+where Phi is the total weight. Whenever abs(S) <= (2e-9 + 4 N 2^-53) Phi
 (``_tie_tolerance``), the sign of S is recomputed in exact integer arithmetic: with e_i = c_i - min_j c_j and
 E = max_i e_i, S times (2^q)^E / (1 - eta)^{min c} is the integer
 sum_i p_i a^{e_i} 2^{q (E - e_i)}. So the prediction, ties included, is that of

@@ -77,7 +77,7 @@ class PNormPerceptron:
     updates, which the theorem bounds. With ``bias=True`` a constant feature 1 is
     appended to every instance (its weight is the last entry).
 
-    Ties. The sign of w.x is the sign of sum_i sign(theta_i) |theta_i|^(p-1) x_i
+    Ties. The sign of w.x is the sign of sum_i sign(theta_i) abs(theta_i)^(p-1) x_i
     (the norm factor is positive). When p is a whole number and theta and x hold
     whole numbers, that sum is computed in exact integer arithmetic, so a score of
     exactly 0 (predict +1, and update whatever the label) is decided as the rule

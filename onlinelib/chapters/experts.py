@@ -9,7 +9,7 @@
 * ``adversary_regret``: WMA's and RWMA's regret against the adversary for
   several horizons T, with eta tuned to each T.
 * ``exact_wma_replay``: Weighted Majority's predictions on a fixed stream,
-  re-decided independently of the library, every near-tie in ``Fraction``s.
+  re-decided independently of the library, every near-tie in ``Fraction`` arithmetic.
 * ``random_stream_regret``: R*(T, N) = E[max_i (T/2 - m_i)], the expected regret
   of every learner on uniformly random advice and outcomes (the lower bound).
 * ``rwma_against_punisher``: RWMA against an adaptive adversary that sees the
@@ -201,10 +201,10 @@ def exact_wma_replay(P: Any, y: Any, eta: float, band: float = 1e-6) -> dict[str
 
     Each round's vote S = sum_i p_i (1 - eta)^{c_i} is first computed in floats,
     with weights exp((c_i - min c) ln(1 - eta)) and a plain numpy sum. Its error
-    is below (2e-13 + N 2^-53) Phi (each weight's exponent has |x| <= 746 and
+    is below (2e-13 + N 2^-53) Phi (each weight's exponent has abs(x) <= 746 and
     relative error <= 2^-52, the sum adds N 2^-53 Phi), far below ``band`` Phi for
     any N < 10^9, so outside the band the float sign is the sign of S. Rounds with
-    |S| <= band Phi are re-decided with ``fractions.Fraction`` weights
+    abs(S) <= band Phi are re-decided with ``fractions.Fraction`` weights
     (1 - eta)^{c_i}, eta read as the exact binary fraction the float holds; a
     vote that is exactly 0 is a tie and goes to +1.
 

@@ -183,11 +183,11 @@ def noisy_error_batch(R: Any, q: Any, q0: float, p: float) -> np.ndarray:
 
 #: J = K(1), about 2.264.
 BENCHMARK_INTEGRAL = benchmark_integral(1.0)
-#: Bayes-optimal batch learning: eps_g ~ BAYES_CONSTANT / alpha (replica-symmetric theory), about 0.442.
+#: eps_g ~ BAYES_CONSTANT / alpha for Bayes-optimal batch learning (replica-symmetric theory), about 0.442.
 BAYES_CONSTANT = 1.0 / BENCHMARK_INTEGRAL
-#: Gibbs learning (random consistent student): eps_g ~ GIBBS_CONSTANT / alpha, about 0.625.
+#: eps_g ~ GIBBS_CONSTANT / alpha for Gibbs learning (a random consistent student), about 0.625.
 GIBBS_CONSTANT = math.sqrt(2.0) / BENCHMARK_INTEGRAL
-#: The optimal on-line rule (Kinouchi and Caticha): eps_g ~ ONLINE_OPTIMAL_CONSTANT / alpha, about 0.883.
+#: eps_g ~ ONLINE_OPTIMAL_CONSTANT / alpha for the optimal on-line rule of Kinouchi and Caticha, about 0.883.
 ONLINE_OPTIMAL_CONSTANT = 2.0 / BENCHMARK_INTEGRAL
 
 
