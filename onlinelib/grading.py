@@ -653,7 +653,13 @@ def unchanged_arguments(fn: Callable) -> Callable:
     through this wrapper (where the arguments live), and ``booktools.checks.compare_functions``
     does the same in process. A changed argument is one that ``first_difference`` (with no
     tolerance) finds different from a copy taken before the call.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable.
     """
+    check_callable(fn, "fn")
     try:
         import inspect
 

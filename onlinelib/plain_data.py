@@ -85,12 +85,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
             raise PlainDataError(f"a numpy array of dtype {value.dtype} is not plain data")
         return {"$array": {"dtype": value.dtype.name, "shape": list(value.shape), "data": value.ravel().tolist()}}
     if isinstance(value, (list, tuple)):
-        items = []
-        for i, v in enumerate(value):
-            try:
-                items.append(encode(v, _depth + 1))
-            except PlainDataError as exc:
-                raise exc.inside(i) from None
+        items = _each(value, encode, _depth)
         return items if isinstance(value, list) else {"$tuple": items}
     if isinstance(value, dict):
         out = {}
@@ -126,7 +121,7 @@ def decode(data: Any, _depth: int = 0) -> Any:
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):
-        return _decode_items(data, _depth)
+        return _each(data, decode, _depth)
     _expect(isinstance(data, dict), f"an object of type {type(data).__name__} is not plain data")
     tags = [k for k in data if isinstance(k, str) and k.startswith("$")]
     if not tags:
@@ -141,7 +136,7 @@ def decode(data: Any, _depth: int = 0) -> Any:
     tag, body = tags[0], data[tags[0]]
     if tag == "$tuple":
         _expect(isinstance(body, list), "$tuple must hold a list")
-        return tuple(_decode_items(body, _depth))
+        return tuple(_each(body, decode, _depth))
     if tag == "$fraction":
         _expect(isinstance(body, list) and len(body) == 2 and all(isinstance(s, str) for s in body),
                 "$fraction must hold [numerator, denominator] as strings")
@@ -178,11 +173,12 @@ def decode(data: Any, _depth: int = 0) -> Any:
     raise PlainDataError(f"unknown tag {tag[:40]!r}")
 
 
-def _decode_items(items: list, depth: int) -> list:
+def _each(items, convert, depth: int) -> list:
+    """``convert`` (encode or decode) applied to each item one level deeper; an error names its index."""
     out = []
     for i, v in enumerate(items):
         try:
-            out.append(decode(v, depth + 1))
+            out.append(convert(v, depth + 1))
         except PlainDataError as exc:
             raise exc.inside(i) from None
     return out

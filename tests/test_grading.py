@@ -405,3 +405,29 @@ def test_grade_rejects_bad_arguments(tmp_path):
     assert result.returncode != 0 and "is not a folder" in result.stderr
     result = run(str(SUBMISSIONS), "--assignment", "halving", "--out", str(tmp_path / "s.csv"), "--timeout", "0")
     assert result.returncode != 0 and "--timeout must be positive" in result.stderr
+
+
+# -- read-only arguments (assignment normalized_step: "without changing W") -----------------------
+
+
+def test_unchanged_arguments_names_the_argument_a_call_changed():
+    def in_place(W, S, eta=1.0):
+        W += eta * S
+        return W
+
+    def copy_first(W, S, eta=1.0):
+        return W + eta * S
+
+    W, S = np.array([1.0, np.nan]), np.array([0.5, 0.5])
+    assert np.array_equal(grading.unchanged_arguments(copy_first)(W, S), W + S, equal_nan=True)  # NaN is unchanged
+    with pytest.raises(ValueError, match="changed its argument W in place"):
+        grading.unchanged_arguments(in_place)(np.array([1.0, 2.0]), S)
+    with pytest.raises(ValueError, match="changed its argument S in place"):
+        grading.unchanged_arguments(lambda W, S: S.fill(0))(W, np.array([1.0]))
+    # the control: without the wrapper the change goes unseen, and the value is right
+    assert np.array_equal(in_place(np.array([1.0, 2.0]), S), [1.5, 2.5])
+
+
+def test_unchanged_arguments_refuses_what_cannot_be_called():
+    with pytest.raises(TypeError, match="fn must be callable"):
+        grading.unchanged_arguments(3)
