@@ -105,3 +105,33 @@ def first_change_sparse(indptr, indices, data, y, w, bias, threshold, orientatio
         if code:
             return i, code, s + bias
     return n, 0, 0.0
+
+
+@njit(cache=True, nogil=True)
+def normalized_perceptron_reduced(a, b, r, x0, x1, g, teacher, positive, steps_eta, k0, k1, T0, T1, chi_df, rng):
+    """Examples k0..k1-1 of a block of the reduced normalized-perceptron simulation (chapter 8).
+
+    The same operations, in the same order, as the numpy loop it replaces:
+    every run's score h = a x0 + b x1 + r g; on a mistake, the update of
+    (a, b, r) with one chi-square draw (``chi_df`` > 0) from ``rng``, the runs
+    taken in increasing order. numba's Generator methods draw exactly as
+    numpy's, so a seed gives the same numbers either way. Updates a, b, r in
+    place.
+    """
+    runs = a.shape[0]
+    for k in range(k0, k1):
+        for i in range(runs):
+            h = a[i] * x0[k, i]
+            h += b[i] * x1[k, i]
+            h += r[i] * g[k, i]
+            if (h >= 0.0) != positive[k, i]:
+                c = steps_eta[k] * teacher[k, i]
+                aw = a[i] + c * (x0[k, i] - T0)
+                bw = b[i] + c * (x1[k, i] - T1)
+                chi = rng.chisquare(chi_df) if chi_df > 0 else 0.0
+                s = r[i] + c * g[k, i]
+                rw = np.sqrt(s * s + c * c * chi)
+                norm = np.sqrt(aw * aw + bw * bw + rw * rw)
+                a[i] = aw / norm
+                b[i] = bw / norm
+                r[i] = rw / norm

@@ -59,6 +59,9 @@ __all__ = [
     "counting_theta",
     "counting_queries",
     "recover_histogram",
+    "threshold_instance",
+    "kwp_answer",
+    "count_2cnf_by_threshold",
 ]
 
 CONVENTIONS = ("nonnegative", "positive")
@@ -308,7 +311,12 @@ def theorem4_mistakes(t: int, convention: str = "nonnegative") -> int:
 
 
 def lemma6_size(n: int) -> float:
-    """t = e^(n/9600), the family size Lemma 6 guarantees for a = n/20, b = n/80 (below 2 for n <= 6654)."""
+    """e^(n/9600), the real number in Lemma 6 (chapter 6; below 2 for n <= 6654).
+
+    The lemma guarantees a family of ``math.ceil(lemma6_size(n))`` sets with
+    a = n/20 and b = n/80: a family has a whole number of sets. The real value
+    is returned so that thresholds such as "e^(n/9600) < 2" can be read off.
+    """
     return math.exp(check_int(n, "n", low=1) / 9600)
 
 
@@ -355,6 +363,8 @@ def monomial_features(X: Any) -> sp.csr_matrix:
     for start in range(0, len(masks), 2048):  # bounded memory: 2048 x 16383 Booleans at most
         chunk = masks[start : start + 2048, None]
         blocks.append(sp.csr_matrix((chunk & monomials) == monomials, dtype=np.float64))
+    if not blocks:
+        return sp.csr_matrix((0, len(monomials)), dtype=np.float64)
     return sp.vstack(blocks, format="csr")
 
 
@@ -556,3 +566,98 @@ def recover_histogram(queries: Any, alpha: float = 2.0) -> list[Fraction]:
                 factor = matrix[r][col]
                 matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[col])]
     return [matrix[v][size] for v in range(size)]
+
+
+# -- Theorem 5: from one threshold bit to the count -------------------------------------
+
+
+def threshold_instance(clauses: Any, n: int, repeats: int, bound: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """A KWP(2, theta) instance whose answer is "Q_repeats >= bound" (chapter 6, the threshold step of Theorem 5).
+
+    With B = n + repeats * r, the instance is over m = n + B variables
+    y_1..y_n, u_1..u_B. It is ``counting_stream`` (u = 0) followed by the
+    singleton example {u_j} presented e_j = j + d_j times (j = 0..B-1), where
+    d_j is bit j of D = 2^B - bound; every example is labelled +1. The query is
+    z = 1^m and theta = (2^n - 1)(2^B - 1) + 3 * 2^B - 2 - B. Every
+    presentation is a promotion, after which
+
+        w . phi(z) = Q_repeats + theta - bound,
+
+    so Winnow's answer "w . phi(z) >= theta" is exactly "Q_repeats >= bound".
+    Since Q_repeats < 2^B, ``bound`` ranges over 1..2^B.
+
+    Returns
+    -------
+    X, y, z, theta
+        The labelled sequence, the query and the threshold (an int), for
+        ``kwp_answer``.
+
+    This is the book's own threshold step (alpha = 2, theta part of the
+    instance), not the gadget of Khardon, Roth and Servedio.
+    """
+    clauses, n = _check_clauses(clauses, n)
+    repeats = check_int(repeats, "repeats", low=0)
+    B = n + repeats * len(clauses)  # Q_repeats <= (2^n - 1) 2^(repeats r) < 2^B
+    bound = check_int(bound, "bound", low=1, high=2**B)
+    m = n + B
+    gap = 2**B - bound
+    clause_rows, _ = counting_stream(clauses, n, repeats)
+    blocks = [np.hstack([clause_rows, np.zeros((len(clause_rows), B), dtype=np.uint8)])]
+    for j in range(B):
+        row = np.zeros(m, dtype=np.uint8)
+        row[n + j] = 1
+        blocks.append(np.tile(row, (j + ((gap >> j) & 1), 1)))
+    X = np.vstack(blocks)
+    theta = (2**n - 1) * (2**B - 1) + 3 * 2**B - 2 - B
+    return X, np.ones(len(X), dtype=np.int8), np.ones(m, dtype=np.uint8), theta
+
+
+def kwp_answer(X: Any, y: Any, z: Any, theta: float) -> bool:
+    """KWP(2, theta) by brute force: does Winnow(2, theta) over all monomials, run on (X, y), score z at least theta?
+
+    Runs ``MonomialWinnow`` (m <= 14 variables). With integer weights and
+    scores below 2^53 the comparison is exact.
+    """
+    rows = check_boolean_rows(X, "X")
+    learner = MonomialWinnow(rows.shape[1], alpha=2.0, theta=float(theta))
+    if len(rows):  # an instance may have no examples (k = 0 and D = 0 with B = 1)
+        run(learner, rows, y)
+    score = learner.score(check_boolean_rows(np.asarray(z)[None, :], "z", n_features=rows.shape[1])[0])
+    if not score < 2.0**53:  # pragma: no cover - m <= 14 keeps every score far below
+        raise ValueError(f"the score {score} is too large for exact comparison in floats")
+    return bool(score >= theta)
+
+
+def count_2cnf_by_threshold(clauses: Any, n: int, oracle: Any = None) -> tuple[int, list[int], int]:
+    """#SAT of a monotone 2-CNF from yes/no KWP answers only (chapter 6, Theorem 5's threshold step).
+
+    For k = 0..r, a binary search over ``bound`` in 1..2^(n + k r) with
+    ``threshold_instance`` finds Q_k; ``recover_histogram`` then gives A_0 =
+    #SAT. ``oracle(X, y, z, theta)`` answers each instance; the default is
+    ``kwp_answer`` (brute force). The search asks sum_k (n + k r) questions,
+    polynomial in n and r.
+
+    Returns
+    -------
+    n_sat, queries, n_questions
+        #SAT, the values Q_0..Q_r found, and how many times the oracle was asked.
+    """
+    clauses, n = _check_clauses(clauses, n)
+    oracle = kwp_answer if oracle is None else oracle
+    if not callable(oracle):
+        raise TypeError(f"oracle must be callable as oracle(X, y, z, theta), got {type(oracle).__name__}")
+    queries, asked = [], 0
+    for k in range(len(clauses) + 1):
+        low, high = 1, 2 ** (n + k * len(clauses))  # Q_k >= 1: every weight is at least 1
+        while low < high:
+            middle = (low + high + 1) // 2
+            asked += 1
+            if oracle(*threshold_instance(clauses, n, k, middle)):
+                low = middle
+            else:
+                high = middle - 1
+        queries.append(low)
+    histogram = recover_histogram(queries)
+    if any(a.denominator != 1 or a < 0 for a in histogram):
+        raise ValueError(f"the oracle's answers are inconsistent: they give the histogram {histogram}")
+    return int(histogram[0]), queries, asked

@@ -42,6 +42,7 @@ __all__ = [
     "bounded_conjunctions",
     "monotone_bounded_conjunctions",
     "KernelPerceptron",
+    "max_margin_dual",
     "MAX_EXPLICIT_FEATURES",
     "MAX_EXPLICIT_DIMENSION",
 ]
@@ -490,3 +491,41 @@ class KernelPerceptron:
             return len(y), 0
         j = low + int(hits[0])
         return j, self._predict_score(int(scores[j - offset]))
+
+
+def max_margin_dual(gram: Any, y: Any) -> np.ndarray:
+    """The hard-margin (maximum-margin, no bias) dual coefficients for a positive definite Gram matrix (chapter 6).
+
+    Maximises sum(a) - a' Q a / 2 over a >= 0, with Q_ij = y_i y_j G_ij. With
+    the Cholesky factor Q = R'R this is the non-negative least-squares problem
+    min ||R a - R'^{-1} 1|| (scipy's ``nnls``, an active-set method that ends
+    at the exact optimum up to rounding). The hypothesis is
+    sign(sum_i a_i y_i K(x_i, z)); it separates the sample with every margin
+    y_i f(x_i) >= 1, equal to 1 where a_i > 0. Scaling G by c scales a by 1/c
+    and leaves the hypothesis unchanged, so a Gram matrix of huge kernel values
+    may be passed divided by a power of two.
+
+    Raises
+    ------
+    ValueError
+        If the Gram matrix is not square, not finite, or not positive definite,
+        or y is not a +-1 vector of matching length.
+    """
+    from scipy.linalg import LinAlgError, cholesky, solve_triangular
+    from scipy.optimize import nnls
+
+    G = np.asarray(gram, dtype=np.float64)
+    labels = np.asarray(y)
+    if G.ndim != 2 or G.shape[0] != G.shape[1] or G.shape[0] == 0:
+        raise ValueError(f"gram must be a non-empty square matrix, got shape {G.shape}")
+    if not np.all(np.isfinite(G)):
+        raise ValueError("gram must be finite (divide huge kernel values by a power of two first)")
+    if labels.shape != (G.shape[0],) or not np.all(np.isin(labels, (-1, 1))):
+        raise ValueError(f"y must hold one label in {{-1, +1}} per row of gram ({G.shape[0]}), got {labels!r}")
+    Q = labels[:, None] * labels[None, :] * G
+    try:
+        R = cholesky(Q)
+    except LinAlgError:
+        raise ValueError("gram must be positive definite (distinct points under a strictly positive definite kernel)") from None
+    alpha, _ = nnls(R, solve_triangular(R, np.ones(len(labels)), trans="T"))
+    return alpha

@@ -163,7 +163,7 @@ def test_compare_winnow_reproducible():
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
-        (dict(theta=0.5), ValueError, r"theta must be at least 1"),
+        (dict(theta=0.4), ValueError, r"theta must be at least 1 / alpha"),
         (dict(theta=-3.0), ValueError, r"theta must be a finite real number > 0"),
         (dict(n_features=5000), ValueError, r"n_features must be an integer in \[1, 4096\]"),
         (dict(n_relevant=0), ValueError, r"n_relevant must be an integer in \[1, 16\]"),
@@ -215,3 +215,11 @@ def test_winnow_explorer_builds_and_draws():
         panel.f(**kwargs)
         assert plt.get_fignums(), "the explorer drew no figure"
         plt.close("all")
+
+
+def test_compare_winnow_accepts_theta_between_one_over_alpha_and_one():
+    """Littlestone's bound holds for 1/alpha <= theta < 1 (bounds.winnow2_bound); so does the explorer."""
+    result = compare_winnow(2.0, 0.7, 16, 2, np.random.default_rng(3), n_streams=3, length=200)
+    assert result["theta"] == 0.7
+    assert all(run["mistakes"] <= result["bounds"]["Littlestone"] for run in result["runs"].values())
+    assert all(run["promotions"] == 0 for run in result["runs"].values())  # relevant weights start above theta

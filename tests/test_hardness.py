@@ -40,10 +40,12 @@ from onlinelib.hardness import (
     chernoff_upper_tail,
     clause_violation_histogram,
     count_2cnf,
+    count_2cnf_by_threshold,
     counting_queries,
     counting_stream,
     counting_theta,
     intersection_tail,
+    kwp_answer,
     lemma6_size,
     monomial_features,
     monomial_weight_exponents,
@@ -52,6 +54,7 @@ from onlinelib.hardness import (
     theorem4_max_size,
     theorem4_mistakes,
     theorem4_scores,
+    threshold_instance,
 )
 
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
@@ -603,6 +606,72 @@ def test_counting_hand_computed():
     assert X.tolist() == [[0, 0, 1], [1, 0, 0]] * 2 and y.tolist() == [1] * 4
     assert counting_stream(clauses, 3, 0)[0].shape == (0, 3)
     assert counting_theta(3, 2, 2.0) == 2**3 * 2**4 + 1
+
+
+@PROPERTY
+@given(cnfs(max_n=4, max_r=2), st.data())
+def test_threshold_instance_scores_q_plus_theta_minus_bound(cnf, data):
+    """Proposition bk-prop-threshold: every presentation promotes, and w.phi(1^m) = Q_k + theta - K."""
+    n, clauses = cnf
+    k = data.draw(st.integers(0, len(clauses)))
+    B = n + k * len(clauses)
+    bound = data.draw(st.integers(1, 2**B))
+    X, y, z, theta = threshold_instance(clauses, n, k, bound)
+    assert X.shape == (len(y), n + B) and z.tolist() == [1] * (n + B) and type(theta) is int
+    learner = MonomialWinnow(n + B, theta=theta)
+    assert len(y) == 0 or run(learner, X, y).n_mistakes == len(y)  # n = 1, k = 0, K = 2 has no example
+    q_k = counting_queries(clauses, n)[k]
+    assert q_k < 2**B
+    assert learner.score(z) == q_k + theta - bound
+    assert kwp_answer(X, y, z, theta) == (q_k >= bound)
+
+
+def test_threshold_hand_computed():
+    # (y1 or y2) over n = 2, k = 0: B = 2, Q_0 = 3; K = 3 gives D = 1: u_0 once, u_1 once
+    X, y, z, theta = threshold_instance([(0, 1)], 2, 0, 3)
+    assert X.tolist() == [[0, 0, 1, 0], [0, 0, 0, 1]] and theta == 3 * 3 + 12 - 2 - 2
+    assert kwp_answer(X, y, z, theta) and not kwp_answer(*threshold_instance([(0, 1)], 2, 0, 4))
+
+
+def test_count_by_threshold_matches_brute_force_with_any_honest_oracle():
+    clauses = [(0, 1), (1, 2)]
+    assert count_2cnf_by_threshold(clauses, 3) == (5, [7, 9, 13], 3 + 5 + 7)
+    # the reduction only needs yes/no answers: an oracle that answers from the proposition's
+    # identity, w.phi(z) = Q_k + theta - K, with Q_k from the brute-force histogram, gives the same
+    histogram = clause_violation_histogram(clauses, 3).tolist()
+    asked = []
+
+    def decode(X, y, z):
+        """The k and K that threshold_instance encoded: k from the clause rows, K from the e_j."""
+        k = int((X[:, 3:].sum(axis=1) == 0).sum()) // len(clauses)
+        exponents = X[:, 3:].sum(axis=0)  # e_j = j + d_j, d_j the bits of 2^B - K
+        return k, 2 ** (len(z) - 3) - sum(int(e - j) << j for j, e in enumerate(exponents))
+
+    def from_identity(X, y, z, theta):
+        k, bound = decode(X, y, z)
+        asked.append(bound)
+        return sum(a * 2 ** (k * v) for v, a in enumerate(histogram)) >= bound
+
+    assert count_2cnf_by_threshold(clauses, 3, from_identity) == (5, [7, 9, 13], 15)
+    assert len(asked) == 15
+    # an oracle that lies consistently with Q = [7, 10, 13] is caught: that gives A_2 = -2
+    with pytest.raises(ValueError, match="inconsistent"):
+        count_2cnf_by_threshold(clauses, 3, lambda X, y, z, theta: (lambda k, K: [7, 10, 13][k] >= K)(*decode(X, y, z)))
+
+
+def test_threshold_errors():
+    with pytest.raises(ValueError, match="bound"):
+        threshold_instance([(0, 1)], 2, 0, 0)
+    with pytest.raises(ValueError, match="bound"):
+        threshold_instance([(0, 1)], 2, 0, 5)
+    with pytest.raises(ValueError, match="repeats"):
+        threshold_instance([(0, 1)], 2, -1, 1)
+    with pytest.raises(ValueError, match="clause"):
+        threshold_instance([(0, 5)], 2, 0, 1)
+    with pytest.raises(TypeError, match="oracle"):
+        count_2cnf_by_threshold([(0, 1)], 2, oracle="yes")
+    with pytest.raises(ValueError, match="m must be"):
+        kwp_answer(*threshold_instance([(0, 1), (1, 2), (2, 3)], 5, 3, 1))  # m = 19 > 14
 
 
 def test_counting_book_example_size():

@@ -23,6 +23,7 @@ from onlinelib import (
     all_conjunctions,
     bounded_conjunctions,
     constant_weight_family,
+    max_margin_dual,
     monotone_bounded_conjunctions,
     monotone_dnf_labels,
     monotone_monomials,
@@ -731,3 +732,45 @@ def test_kernel_evaluations_count_m_per_round_example_by_example():
     assert kp.kernel_evaluations == before + m
     trace_loop = run(KernelPerceptron(5, all_conjunctions()), X, y, method="loop")
     assert trace_loop == run(KernelPerceptron(5, all_conjunctions()), X, y)
+
+
+# -- the maximum-margin dual (chapter 6, bk-prop-max-margin) -------------------------------
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.integers(2, 7), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_max_margin_dual_satisfies_the_optimality_conditions(n, m, seed):
+    """KKT for distinct points under the all-conjunctions kernel: a >= 0, margins >= 1, slackness."""
+    rng = np.random.default_rng(seed)
+    points = rng.choice(2**n, size=min(m, 2**n), replace=False)
+    X = ((points[:, None] >> np.arange(n)) & 1).astype(np.uint8)
+    y = rng.choice([-1, 1], size=len(X))
+    gram = np.asarray(all_conjunctions().gram(X, X), dtype=np.float64)
+    alpha = max_margin_dual(gram, y)
+    margins = y * (gram @ (alpha * y))
+    assert np.all(alpha >= 0)
+    assert margins.min() >= 1 - 1e-8
+    assert np.max(alpha * np.abs(margins - 1)) <= 1e-8 * max(1.0, alpha.max())
+    # scaling the Gram matrix by 2^-n scales a by 2^n and keeps the hypothesis
+    assert np.allclose(max_margin_dual(gram / 2**n, y), alpha * 2**n, rtol=1e-8, atol=1e-10)
+
+
+def test_max_margin_dual_hand_computed():
+    # two points, G = [[2, 1], [1, 2]]: same labels give a = (1/3, 1/3); opposite labels give a = (1, 1)
+    G = np.array([[2.0, 1.0], [1.0, 2.0]])
+    assert np.allclose(max_margin_dual(G, [1, 1]), [1 / 3, 1 / 3])
+    assert np.allclose(max_margin_dual(G, [1, -1]), [1, 1])
+    # a point that is already beyond the margin gets a = 0: G = [[1, 2], [2, 8]], y = (1, 1)
+    alpha = max_margin_dual(np.array([[1.0, 2.0], [2.0, 8.0]]), [1, 1])
+    assert np.allclose(alpha, [1, 0])
+
+
+def test_max_margin_dual_errors():
+    with pytest.raises(ValueError, match="square"):
+        max_margin_dual(np.ones((2, 3)), [1, 1])
+    with pytest.raises(ValueError, match="finite"):
+        max_margin_dual(np.array([[np.inf, 0], [0, 1.0]]), [1, 1])
+    with pytest.raises(ValueError, match="y must hold"):
+        max_margin_dual(np.eye(2), [1, 0])
+    with pytest.raises(ValueError, match="positive definite"):
+        max_margin_dual(np.ones((2, 2)), [1, -1])

@@ -44,7 +44,7 @@ from ..hardness import (
     theorem4_scores,
     theorem4_stream,
 )
-from ..kernels import BooleanKernel, KernelPerceptron, monotone_monomials
+from ..kernels import BooleanKernel, KernelPerceptron, all_conjunctions, max_margin_dual, monotone_monomials
 from ..plotting import axes_row
 from ..protocol import Trace, run
 from ..validation import check_boolean_rows, check_int, check_labels, check_real, check_rng
@@ -58,6 +58,7 @@ __all__ = [
     "dual_cost",
     "explorer_size",
     "gilbert_varshamov_size",
+    "max_margin_experiment",
     "maximal_family",
     "plot_dual_cost",
     "plot_mistake_growth",
@@ -425,3 +426,40 @@ def plot_dual_cost(cost: dict[str, Any], axes: Any = None) -> np.ndarray:
     ax.set(xlabel="|M| before the prediction", ylabel="microseconds per prediction")
     ax.set_title("measured time (machine-dependent)", fontsize=10)
     return axes
+
+
+def max_margin_experiment(n_values: Any, m: int, n_test: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """The maximum-margin hypothesis of the all-conjunctions kernel on the target x_1 (chapter 6).
+
+    For each n, m uniform training points and n_test uniform test points in
+    {0,1}^n are labelled by x_1; ``max_margin_dual`` is solved on the Gram
+    matrix 2^(same(x, z) - n) (the kernel divided by 2^n) and the hypothesis is
+    scored on the test points.
+
+    Returns
+    -------
+    dict
+        ``n``; ``test_error``; ``min_margin`` and ``max_slack`` (the smallest
+        training margin y_i f(x_i), and the largest a_i abs(y_i f(x_i) - 1): the
+        Karush-Kuhn-Tucker conditions); ``alpha_spread`` (max abs(a_i - 1): how
+        close the Gram matrix is to 2^n I).
+    """
+    rng = check_rng(rng)
+    m = check_int(m, "m", low=1)
+    n_test = check_int(n_test, "n_test", low=1)
+    kernel = all_conjunctions()
+    rows = []
+    for n in n_values:
+        n = check_int(n, "n", low=1)
+        X = rng.integers(0, 2, (m, n), dtype=np.uint8)
+        Z = rng.integers(0, 2, (n_test, n), dtype=np.uint8)
+        y, y_test = 2 * X[:, 0].astype(np.int64) - 1, 2 * Z[:, 0].astype(np.int64) - 1
+        gram = np.exp2(kernel.counts(X, X) - n)
+        alpha = max_margin_dual(gram, y)
+        margins = y * (gram @ (alpha * y))
+        scores = np.exp2(kernel.counts(Z, X) - n) @ (alpha * y)
+        epsilon = np.max(gram.sum(axis=1) - np.diag(gram))  # entries are positive
+        rows.append((n, np.mean(np.where(scores >= 0, 1, -1) != y_test), margins.min(),
+                     np.max(alpha * np.abs(margins - 1)), np.max(np.abs(alpha - 1)), epsilon))
+    names = ("n", "test_error", "min_margin", "max_slack", "alpha_spread", "epsilon")
+    return {name: np.array(column) for name, column in zip(names, zip(*rows))}

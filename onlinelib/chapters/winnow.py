@@ -172,7 +172,7 @@ def compare_winnow(
     ``length`` rounds each), reported as the mean (with its standard error)
     and the worst stream; and the sequence of ``onlinelib.beam_adversary`` (beam
     ``width``). Bounds: Littlestone's (alpha/(alpha-1)) N/theta +
-    k (alpha+1)(1 + log_alpha theta) (for theta >= 1), its promotion part
+    k (alpha+1)(1 + log_alpha theta) (for theta >= 1/alpha), its promotion part
     k (1 + log_alpha theta), and the lecture notes' 2 + 3k(lg N + 1), which is
     only proved for alpha = 2 and theta = N.
 
@@ -187,8 +187,9 @@ def compare_winnow(
     k = check_int(n_relevant, "n_relevant", 1, n)
     alpha = check_real(alpha, "alpha", 1)
     theta = winnow2_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
-    if theta < 1:
-        raise ValueError(f"theta must be at least 1 (the bound needs log_alpha theta >= 0), got {theta}")
+    if alpha * theta < 1:
+        raise ValueError(f"theta must be at least 1 / alpha = {1 / alpha:.6g} (Littlestone's bound needs "
+                         f"1 + log_alpha theta >= 0), got {theta}")
     rng = check_rng(rng)
     n_streams = check_int(n_streams, "n_streams", 2)
     length = check_int(length, "length", 1)

@@ -360,6 +360,13 @@ def _in_plane(Tv: np.ndarray, W0v: np.ndarray, e: np.ndarray | None) -> bool:
     return bool(np.linalg.norm(rest) <= 1e-9 * max(1.0, np.linalg.norm(Tv)))
 
 
+def _compiled() -> Any:
+    """``onlinelib._kernels`` (numba), imported at the first simulation so that ``import onlinelib`` loads no numba."""
+    from .. import _kernels
+
+    return _kernels
+
+
 def _simulate_reduced(W, W0v, Uv, Tv, e, p, N, n_examples, runs, rng, sched, steps, block):
     q0 = 0.0 if Uv is None else float(Uv @ W0v)
     u1 = 0.0 if Uv is None else float(Uv @ e)
@@ -380,22 +387,15 @@ def _simulate_reduced(W, W0v, Uv, Tv, e, p, N, n_examples, runs, rng, sched, ste
             teacher = np.where(rng.random((B, runs)) < p, -teacher, teacher)
         positive = teacher > 0.0
         steps_eta = _eta_block(sched, t, B, N) / N
-        for k in range(B):
-            t += 1
-            h = a * x0[k]
-            h += b * x1[k]
-            h += r * g[k]
-            wrong = np.flatnonzero((h >= 0.0) != positive[k])
-            if wrong.size:  # only mistaken runs move; late in learning these are few
-                c = steps_eta[k] * teacher[k, wrong]
-                aw = a[wrong] + c * (x0[k, wrong] - T0)
-                bw = b[wrong] + c * (x1[k, wrong] - T1)
-                # squared length of the noise outside W0, e and v: needed only on mistakes
-                chi = rng.chisquare(N - 3, wrong.size) if N > 3 else 0.0
-                rw = np.sqrt((r[wrong] + c * g[k, wrong]) ** 2 + c * c * chi)
-                norm = np.sqrt(aw * aw + bw * bw + rw * rw)
-                a[wrong], b[wrong], r[wrong] = aw / norm, bw / norm, rw / norm
-            rec.store(t, lambda: a, lambda: a * q0 + b * u1)
+        # run the block in compiled segments that end where R (and q) must be recorded
+        ends = [int(s) - t for s in np.unique(steps[(steps > t) & (steps < t + B)])] + [B]
+        start = 0
+        for end in ends:
+            _compiled().normalized_perceptron_reduced(a, b, r, x0, x1, g, teacher, positive, steps_eta, start, end,
+                                                   T0, T1, float(N - 3) if N > 3 else 0.0, rng)
+            start = end
+            rec.store(t + end, lambda: a, lambda: a * q0 + b * u1)
+        t += B
     # a representative final W: the out-of-plane part in a uniformly random direction
     v = rng.standard_normal((runs, N))
     v -= np.outer(v @ W0v, W0v) + np.outer(v @ e, e)
