@@ -1247,3 +1247,42 @@ def test_the_parts_import_one_way():
         tree = ast.parse((folder / f"{part}.py").read_text(encoding="utf-8"))
         siblings = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1}
         assert siblings <= set(PARTS[:i]), (part, siblings)
+
+
+@pytest.mark.parametrize("N", [2, 3, 4, 50])
+def test_compiled_reduced_block_is_the_numpy_loop_bit_for_bit(N):
+    """onlinelib._kernels.normalized_perceptron_reduced against the numpy loop it replaced (same draws, same bits)."""
+    from onlinelib import _kernels
+
+    setup = np.random.default_rng(N)
+    runs, B = 37, 50
+    a, b = setup.uniform(-0.6, 0.6, runs), setup.uniform(-0.5, 0.5, runs)
+    r = np.sqrt(1 - a * a - b * b)
+    x0, x1, g = setup.standard_normal((3, B, runs))
+    teacher = np.where(setup.random((B, runs)) < 0.5, 1.0, -1.0)
+    positive = teacher > 0
+    steps_eta = setup.uniform(0.01, 0.2, B)
+    T0, T1 = 0.3, -0.2
+    ref = [a.copy(), b.copy(), r.copy()]
+    start = a.copy()
+    rng_ref = np.random.default_rng(99)
+    for k in range(B):  # the numpy loop of simulation._simulate_reduced before it was compiled
+        A, Bv, Rv = ref
+        h = A * x0[k]
+        h += Bv * x1[k]
+        h += Rv * g[k]
+        wrong = np.flatnonzero((h >= 0.0) != positive[k])
+        if wrong.size:
+            c = steps_eta[k] * teacher[k, wrong]
+            aw = A[wrong] + c * (x0[k, wrong] - T0)
+            bw = Bv[wrong] + c * (x1[k, wrong] - T1)
+            chi = rng_ref.chisquare(N - 3, wrong.size) if N > 3 else 0.0
+            rw = np.sqrt((Rv[wrong] + c * g[k, wrong]) ** 2 + c * c * chi)
+            norm = np.sqrt(aw * aw + bw * bw + rw * rw)
+            A[wrong], Bv[wrong], Rv[wrong] = aw / norm, bw / norm, rw / norm
+    rng = np.random.default_rng(99)
+    _kernels.normalized_perceptron_reduced(a, b, r, x0, x1, g, teacher, positive, steps_eta, 0, B, T0, T1,
+                                           float(N - 3) if N > 3 else 0.0, rng)
+    assert np.array_equal(a, ref[0]) and np.array_equal(b, ref[1]) and np.array_equal(r, ref[2])
+    assert rng.random() == rng_ref.random()  # the same number of draws
+    assert np.count_nonzero(a != start) > 0  # control: the block did update runs
