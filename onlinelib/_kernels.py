@@ -135,3 +135,20 @@ def normalized_perceptron_reduced(a, b, r, x0, x1, g, teacher, positive, steps_e
                 a[i] = aw / norm
                 b[i] = bw / norm
                 r[i] = rw / norm
+
+
+@njit(cache=True, nogil=True)
+def halfcube_column_sums(raw, n, signs, per_group, out):
+    """Column sums of half-cube draws given as packed bits (chapter 7, Directed Drift's batch votes).
+
+    Row r of ``raw`` holds the bits of one uniform draw x in {-1, 1}^n (bit k,
+    big-endian within each byte, is 1 for x_k = +1); ``signs[r]`` is +1 or -1,
+    the sign that maps it into the half-cube. Adds signs[r] * x to
+    out[r // per_group], so out[g] is the sum of group g's draws.
+    """
+    for row in range(raw.shape[0]):
+        g = row // per_group
+        s = signs[row]
+        for k in range(n):
+            bit = (raw[row, k >> 3] >> (7 - (k & 7))) & 1
+            out[g, k] += s * (2 * bit - 1)

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from .validation import Interval, check_int, check_rng, check_scalar
-from .streams import check_sign_vector, ones_halfcube
+from .streams import check_sign_vector, halfcube_vote_sums, ones_halfcube
 
 __all__ = [
     "DirectedDrift",
@@ -271,8 +271,7 @@ class DirectedDrift:
             chunk = bad[part]
             colsum = U[part].astype(np.int32)
             if self.m > 1:
-                votes = ones_halfcube(self.n, chunk.size * (self.m - 1), rng).reshape(chunk.size, self.m - 1, self.n)
-                colsum = colsum + votes.sum(axis=1, dtype=np.int32)
+                colsum = colsum + halfcube_vote_sums(self.n, chunk.size, self.m - 1, rng).astype(np.int32)
                 examples[chunk] += self.m - 1
             tally = (self.m - W[chunk] * colsum) // 2  # b_k = #{u in the batch : u_k != w_k}
             noisy = tally + rng.random(tally.shape)  # ties broken uniformly at random

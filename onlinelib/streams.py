@@ -29,6 +29,7 @@ __all__ = [
     "check_sign_vector",
     "positive_halfcube",
     "ones_halfcube",
+    "halfcube_vote_sums",
 ]
 
 
@@ -339,6 +340,50 @@ def positive_halfcube(w_star, size: int, rng: np.random.Generator) -> np.ndarray
     size = check_int(size, "size", low=0)
     rng = check_rng(rng)
     return w * ones_halfcube(len(w), size, rng)
+
+
+_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int16)
+
+
+def halfcube_vote_sums(n: int, groups: int, per_group: int, rng: np.random.Generator) -> np.ndarray:
+    """Sums of ``per_group`` independent uniform half-cube draws, for each of ``groups`` groups (chapter 7).
+
+    Equal in law to ``ones_halfcube(n, groups * per_group, rng).reshape(groups,
+    per_group, n).sum(axis=1)``, without the draws ever being stored one entry per
+    byte: the bits come packed from ``rng`` (8 coordinates per random byte), a
+    row's sum is a popcount, and a compiled loop adds each row with the sign that
+    maps it into the half-cube (odd n: flipped when its sum is negative; even n:
+    such rows are redrawn). Directed Drift's batch modes tally their votes with it.
+
+    Returns
+    -------
+    ndarray of int64, shape (groups, n)
+    """
+    n = check_int(n, "n", low=1)
+    groups = check_int(groups, "groups", low=0)
+    per_group = check_int(per_group, "per_group", low=0)
+    rng = check_rng(rng)
+    from . import _kernels  # numba, loaded at the first batch update
+
+    nbytes, tail = (n + 7) // 8, n % 8
+    keep = np.uint8((0xFF00 >> tail) & 0xFF) if tail else np.uint8(0xFF)  # the first n bits of the last byte
+
+    def draw(count: int) -> tuple[np.ndarray, np.ndarray]:
+        raw = rng.integers(0, 256, size=(count, nbytes), dtype=np.uint8)
+        raw[:, -1] &= keep
+        return raw, 2 * _POPCOUNT[raw].sum(axis=1, dtype=np.int64) - n
+
+    raw, sums = draw(groups * per_group)
+    if n % 2 == 0:
+        bad = np.flatnonzero(sums < 0)
+        while bad.size:
+            raw[bad], sums[bad] = draw(bad.size)
+            bad = bad[sums[bad] < 0]
+    signs = np.where(sums < 0, -1, 1).astype(np.int64)
+    out = np.zeros((groups, n), dtype=np.int64)
+    if groups and per_group:
+        _kernels.halfcube_column_sums(raw, n, signs, per_group, out)
+    return out
 
 
 def ones_halfcube(n: int, size: int, rng: np.random.Generator) -> np.ndarray:

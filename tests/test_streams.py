@@ -22,7 +22,7 @@ from onlinelib import (
     singletons,
     thresholds,
 )
-from onlinelib.streams import ones_halfcube
+from onlinelib.streams import halfcube_vote_sums, ones_halfcube
 
 from examples import EIGHT
 
@@ -321,6 +321,50 @@ def test_ones_halfcube_is_uniform(n):
     p = 1 / len(positive)
     sigma = np.sqrt(draws * p * (1 - p))
     assert np.all(np.abs(counts - draws * p) < 5 * sigma), counts
+
+
+@pytest.mark.parametrize("n", [3, 4, 9, 12])
+def test_halfcube_vote_sums_of_single_draws_are_uniform_on_the_halfcube(n):
+    """per_group = 1: each group's sum is one draw; every positive vertex within 5 sigma of its share
+    (n = 9 and 12: the bits cross a byte boundary and the last byte is partly masked)."""
+    draws = 40_000 if n <= 4 else 200_000
+    U = halfcube_vote_sums(n, draws, 1, np.random.default_rng(21 + n))
+    assert U.shape == (draws, n) and set(np.unique(U)) <= {-1, 1} and (U.sum(axis=1) >= 0).all()
+    vertices, counts = np.unique(U, axis=0, return_counts=True)
+    cube = np.array(np.meshgrid(*[[-1, 1]] * n)).reshape(n, -1).T
+    positive = cube[cube.sum(axis=1) >= 0]
+    assert len(vertices) == len(positive)
+    p = 1 / len(positive)
+    sigma = np.sqrt(draws * p * (1 - p))
+    assert np.all(np.abs(counts - draws * p) < 5 * sigma), counts
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_halfcube_vote_sums_match_summed_draws_in_law(n):
+    """Group sums of 50 draws against ones_halfcube's, coordinate by coordinate: means and variances
+    within 5 standard errors (the two draw their bits differently, so agreement is in law)."""
+    groups, per = 4000, 50
+    fast = halfcube_vote_sums(n, groups, per, np.random.default_rng(1))
+    slow = ones_halfcube(n, groups * per, np.random.default_rng(2)).reshape(groups, per, n).sum(axis=1)
+    assert fast.shape == slow.shape == (groups, n) and fast.dtype == np.int64
+    assert np.all((fast + per) % 2 == 0)  # a sum of 50 signs is even
+    se = np.sqrt(slow.var(axis=0) / groups * 2)
+    assert np.all(np.abs(fast.mean(axis=0) - slow.mean(axis=0)) < 5 * se)
+    assert np.all(np.abs(fast.var(axis=0) / slow.var(axis=0) - 1) < 5 * np.sqrt(2 / groups) * 2)
+    assert halfcube_vote_sums(n, 0, per, np.random.default_rng(0)).shape == (0, n)
+    assert not halfcube_vote_sums(n, 3, 0, np.random.default_rng(0)).any()
+
+
+def test_halfcube_vote_sums_bad_input():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 1, got 0$"):
+        halfcube_vote_sums(0, 2, 2, rng)
+    with pytest.raises(ValueError, match=r"^groups must be an integer >= 0, got -1$"):
+        halfcube_vote_sums(3, -1, 2, rng)
+    with pytest.raises(ValueError, match=r"^per_group must be an integer >= 0, got -2$"):
+        halfcube_vote_sums(3, 2, -2, rng)
+    with pytest.raises(TypeError, match=r"^rng must be a numpy.random.Generator, .*got int$"):
+        halfcube_vote_sums(3, 2, 2, 0)
 
 
 def test_ones_halfcube_bad_input():
