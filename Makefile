@@ -5,30 +5,63 @@
 #   make student  build the student edition (no solutions) into _build/student/_build/html
 #   make pdf    print the built book into _build/html/online-learning.pdf (needs Chromium)
 #   make checks build both editions and the PDF, then run the checks that need them
-#   make requirements  recompile requirements.txt from requirements.in (pip-tools, own venv)
+#   make requirements  recompile requirements.txt and binder/requirements.txt (pip-tools, own venv)
+# PYTHON is the interpreter that makes the venvs (3.11 or newer): `make book PYTHON=python3.11`.
 VENV ?= .venv
 PYTHON ?= python3
+PIP_VERSION = 26.3
 
-.PHONY: book test student pdf checks clean requirements
+.PHONY: book test student pdf checks clean requirements FORCE
+
+# bash with pipefail: a command piped through a filter (`make book`) still fails when it fails.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
+# The pins need Python 3.11 or newer. CHECK_PYTHON stops with one line that says what to do.
+GOAL = $(firstword $(MAKECMDGOALS) book)
+CHECK_PYTHON = $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	found=$$($(PYTHON) -c 'import sys; print(sys.version.split()[0] + " at " + sys.executable)' 2>/dev/null) || \
+		found="no $(PYTHON) command"; \
+	echo "this book needs Python >= 3.11; found $$found; run e.g. \`make $(GOAL) PYTHON=python3.11\`" >&2; exit 1; }
+
+# major.minor of PYTHON and of the venv's python (empty if it is missing or no longer runs). A venv
+# made by another Python, such as the 3.10 one of an earlier attempt, is made again, not kept.
+MINOR = -c 'import sys; print("%d.%d" % sys.version_info[:2])'
+PYTHON_MINOR := $(shell $(PYTHON) $(MINOR) 2>/dev/null)
+VENV_MINOR := $(shell $(VENV)/bin/python $(MINOR) 2>/dev/null)
+ifneq ($(PYTHON_MINOR),$(VENV_MINOR))
+$(VENV)/.installed: FORCE
+endif
 
 $(VENV)/.installed: requirements.txt pyproject.toml
-	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements.txt
-	touch $@
+	@$(CHECK_PYTHON)
+	@if [ -e $(VENV) ] && [ "$(VENV_MINOR)" != "$(PYTHON_MINOR)" ]; then \
+		test -f $(VENV)/pyvenv.cfg || { echo "$(VENV) is not a virtual environment: remove it, or pass VENV=..." >&2; exit 1; }; \
+		echo "$(VENV) has $(if $(VENV_MINOR),Python $(VENV_MINOR),a Python that no longer runs), not $(PYTHON_MINOR) ($(PYTHON)): making it again"; \
+		rm -rf $(VENV); fi
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	@$(VENV)/bin/pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
+	@echo "installing $$(grep -c '^[^#[:space:]]' requirements.txt) packages into $(VENV) (about 2 minutes the first time)"
+	@$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+FORCE:
 
 # Sphinx re-reads (and so re-executes) only the pages whose source changed, but every chapter's
 # outputs also depend on the library: after a change in onlinelib/, _ext/ or the requirements
 # (newer than the last successful build) the saved doctrees go, and every chapter runs again.
 # Bytecode and numba caches (__pycache__/, written by any run, `make test` too) are no change.
 LIBRARY_SOURCES = onlinelib _ext requirements.txt pyproject.toml
+# Sphinx's status lines show the progress, but two of them are the whole parser configurations of
+# myst and myst-nb (about 1,500 characters each): dropped. Warnings and errors (stderr) pass as they are.
+NO_CONFIG_DUMPS = grep --line-buffered -v -E '^([[:cntrl:]]\[[0-9;]*m)?myst(-nb)? v[0-9.]+:'
 book: $(VENV)/.installed
 	@if [ ! -f _build/.library-stamp ]; then rm -rf _build/.doctrees; \
 	elif [ -n "$$(find $(LIBRARY_SOURCES) -newer _build/.library-stamp -not -path '*/__pycache__*' ! -name '*.pyc' -print -quit)" ]; then \
 		echo "make book: onlinelib, _ext or the requirements changed since the last build: every chapter runs again"; \
 		rm -rf _build/.doctrees; fi
-	$(VENV)/bin/jupyter-book build .
-	touch _build/.library-stamp
+	@$(VENV)/bin/jupyter-book build . | $(NO_CONFIG_DUMPS)
+	@touch _build/.library-stamp
 
 # Two workers (pytest-xdist), each test file, so each chapter's cells, kept on one of them.
 test: $(VENV)/.installed
@@ -51,10 +84,20 @@ clean:
 # requirements.in lists the direct dependencies; pip-compile pins them and everything they need
 # into requirements.txt, each pin with a "via" note. Pins already in requirements.txt are kept
 # when they still fit (delete a line to upgrade that package). pip-tools runs in its own venv so
-# it never lands in the book's environment (Binder's check wants exactly requirements.txt there).
+# it never lands in the book's environment.
+# Binder's environment is what a reader needs (binder/requirements.in), pinned by a second
+# pip-compile constrained by requirements.txt, so both files have the same pins. pip refuses the
+# `-e .` line as a constraint, so the constraints are requirements.txt without it; the "via" notes
+# that name them are dropped (every pin comes from them).
 PIP_TOOLS_VENV = _build/pip-tools
-requirements: requirements.in
+PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make requirements" $(PIP_TOOLS_VENV)/bin/pip-compile --quiet --strip-extras \
+	--no-emit-index-url --no-emit-find-links
+requirements: requirements.in binder/requirements.in
+	@$(CHECK_PYTHON)
 	test -x $(PIP_TOOLS_VENV)/bin/pip-compile || { $(PYTHON) -m venv $(PIP_TOOLS_VENV) && \
 		$(PIP_TOOLS_VENV)/bin/pip install --quiet pip-tools==7.6.2; }
-	CUSTOM_COMPILE_COMMAND="make requirements" $(PIP_TOOLS_VENV)/bin/pip-compile --quiet --strip-extras \
-		--no-emit-index-url --no-emit-find-links --output-file requirements.txt requirements.in
+	$(PIP_COMPILE) --output-file requirements.txt requirements.in
+	grep -v '^-e ' requirements.txt > $(PIP_TOOLS_VENV)/pins.txt
+	$(PIP_COMPILE) --constraint $(PIP_TOOLS_VENV)/pins.txt --output-file binder/requirements.txt binder/requirements.in
+	grep -v -F -e '-c $(PIP_TOOLS_VENV)/pins.txt' binder/requirements.txt > $(PIP_TOOLS_VENV)/binder.txt
+	mv $(PIP_TOOLS_VENV)/binder.txt binder/requirements.txt

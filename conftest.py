@@ -5,6 +5,7 @@ Chapters are MyST Markdown notebooks (``book/*.md`` that myst-nb reads as notebo
 collects those ``.md`` files too and reads them through jupytext. Plain Markdown pages (the
 introduction, the errata, the bibliography) have no notebook header and are not collected.
 """
+
 import os
 from types import SimpleNamespace
 from unittest import mock

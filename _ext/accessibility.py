@@ -5,6 +5,7 @@ wider than a phone's screen), and writes the build-status table's emoji as words
 repair names the axe-core rule it satisfies; ``tests/test_browser.py`` runs axe-core on every
 page and fails on any "serious" or "critical" violation.
 """
+
 from pathlib import Path
 
 from docutils import nodes

@@ -13,7 +13,10 @@ def _dedupe_scripts(app, pagename, templatename, context, doctree):
         return
     seen, unique = set(), []
     for js in scripts:
-        key = (getattr(js, "filename", js) or "", tuple(sorted((k, str(v)) for k, v in getattr(js, "attributes", {}).items())))
+        key = (
+            getattr(js, "filename", js) or "",
+            tuple(sorted((k, str(v)) for k, v in getattr(js, "attributes", {}).items())),
+        )
         if key not in seen:
             seen.add(key)
             unique.append(js)

@@ -7,6 +7,7 @@ file runs in a build, no history database is written, and ipykernel's per-notebo
 "Kernel is running over TCP without encryption" (these kernels listen on 127.0.0.1 only) is
 dropped while every other kernel message is kept. ``conftest.py`` does the same for nbval.
 """
+
 import os
 from pathlib import Path
 

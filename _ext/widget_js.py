@@ -13,6 +13,7 @@ serves its self-contained ``dist/embed.js``, with its fonts and its licence noti
 Set ``WIDGET_JS_CACHE`` to choose the cache folder (default ``~/.cache/onlinelib-book``).
 To build with no network, put the tarball named in the error message into that folder.
 """
+
 from __future__ import annotations
 
 import base64
@@ -30,8 +31,7 @@ PACKAGE = "@jupyter-widgets/html-manager"
 # The manager of the ipywidgets 8.1 series (widget model versions: base 2.0.0,
 # controls 2.0.0, output 1.0.0), matching ipywidgets in requirements.txt.
 VERSION = "1.0.15"
-INTEGRITY = ("sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTop"
-             "vFi//SABeNz1yp47bCrJ3CQA==")
+INTEGRITY = "sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA=="
 TARBALL_NAME = f"html-manager-{VERSION}.tgz"
 TARBALL_URL = f"https://registry.npmjs.org/{PACKAGE}/-/{TARBALL_NAME}"
 SCRIPT = "widgets/embed.js"  # relative to _static; the page's <script src>
@@ -121,8 +121,11 @@ def unpack(tarball: Path, static_root: Path) -> Path:
         for member in archive.getmembers():
             parts = Path(member.name).parts
             name = parts[-1]
-            served = (parts[:2] == ("package", "dist") and len(parts) == 3
-                      and (name in _SERVED_NAMES or name.endswith(_SERVED_SUFFIXES)))
+            served = (
+                parts[:2] == ("package", "dist")
+                and len(parts) == 3
+                and (name in _SERVED_NAMES or name.endswith(_SERVED_SUFFIXES))
+            )
             if member.isfile() and served:
                 (target / name).write_bytes(archive.extractfile(member).read())
     if not (target / Path(SCRIPT).name).is_file():

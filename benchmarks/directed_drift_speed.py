@@ -7,6 +7,7 @@ at n = 201, vectorised across trials (a trials x n state advanced together),
 against a loop that runs one trial at a time through the same code. Also the
 exact chain at n = 801. Prints seconds and ratios; asserts nothing.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,12 +22,16 @@ def main() -> None:
     print(f"Directed Drift batch modes, n = {n}, {trials} trials")
     for mode in ("single", "multi"):
         drift = DirectedDrift(n, batch=mode)
-        t_vec = timed(lambda: drift.simulate(w_star, trials, np.random.default_rng(0)), repeat=1)
-        t_loop = timed(lambda: [drift.simulate(w_star, 1, np.random.default_rng(s)) for s in range(trials)], repeat=1)
+        t_vec = timed(lambda drift=drift: drift.simulate(w_star, trials, np.random.default_rng(0)), repeat=1)
+        t_loop = timed(
+            lambda drift=drift: [drift.simulate(w_star, 1, np.random.default_rng(s)) for s in range(trials)], repeat=1
+        )
         result = drift.simulate(w_star, trials, np.random.default_rng(0))
         mean, sem = result.mean_and_sem()
-        print(f"  {mode:6s} m = {drift.m:5d}: vectorised {trials / t_vec:7.2f} trials/s, per-trial loop "
-              f"{trials / t_loop:7.2f} trials/s, ratio {t_loop / t_vec:5.2f}x   (mistakes {mean:.1f} ± {sem:.1f})")
+        print(
+            f"  {mode:6s} m = {drift.m:5d}: vectorised {trials / t_vec:7.2f} trials/s, per-trial loop "
+            f"{trials / t_loop:7.2f} trials/s, ratio {t_loop / t_vec:5.2f}x   (mistakes {mean:.1f} ± {sem:.1f})"
+        )
 
     n_plain, trials_plain = 11, 400
     drift = DirectedDrift(n_plain)
@@ -36,7 +41,9 @@ def main() -> None:
     t_loop = timed(lambda: [drift.simulate(w_star, 1, np.random.default_rng(s)) for s in range(some)], repeat=1)
     t_loop *= trials_plain / some
     print(f"\nPlain Directed Drift, n = {n_plain}, {trials_plain} trials run to w = w*")
-    print(f"  vectorised {t_vec:6.2f} s, per-trial loop {t_loop:6.2f} s (from {some} trials), ratio {t_loop / t_vec:5.1f}x")
+    print(
+        f"  vectorised {t_vec:6.2f} s, per-trial loop {t_loop:6.2f} s (from {some} trials), ratio {t_loop / t_vec:5.1f}x"
+    )
 
     t_chain = timed(lambda: DirectedDriftChain(801).log_expected_mistakes(), repeat=1)
     print(f"\nExact chain in log space, n = 801: {t_chain:.2f} s")

@@ -7,6 +7,7 @@ with vectorised weight updates. Peers: a plain numpy per-round loop (multiplicat
 weights, renormalised every round so they never underflow) and onlinelib's own
 per-round ``WeightedMajority`` driven by ``run``. Prints seconds and ratios; asserts nothing.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,8 +41,12 @@ def main() -> None:
     prefix = 20_000  # the per-round peers cost the same every round, so a prefix measures them
     t_loop = timed(lambda: numpy_loop(P[:prefix], y[:prefix], eta), repeat=1) * T / prefix
     t_class = timed(lambda: ol.run(ol.WeightedMajority(N, eta), P[:prefix], y[:prefix]), repeat=1) * T / prefix
-    print(f"  plain numpy per-round loop          {t_loop:7.1f} s   ratio {t_loop / t_ours:6.1f}x  (from {prefix:,} rounds)")
-    print(f"  onlinelib.run(WeightedMajority)     {t_class:7.1f} s   ratio {t_class / t_ours:6.1f}x  (from {prefix:,} rounds)")
+    print(
+        f"  plain numpy per-round loop          {t_loop:7.1f} s   ratio {t_loop / t_ours:6.1f}x  (from {prefix:,} rounds)"
+    )
+    print(
+        f"  onlinelib.run(WeightedMajority)     {t_class:7.1f} s   ratio {t_class / t_ours:6.1f}x  (from {prefix:,} rounds)"
+    )
     same = numpy_loop(P[:prefix], y[:prefix], eta) == ol.weighted_majority_run(P[:prefix], y[:prefix], eta).mistakes
     print(f"  mistakes on the prefix: numpy loop and onlinelib {'EQUAL' if same else 'DIFFERENT'}")
 

@@ -21,6 +21,7 @@ Usage::
 
     python benchmarks/grading_speed.py [--honest 200] [--jobs 2] [--timeout 20] [--unsafe]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +57,8 @@ def make_folder(target: Path, honest: int) -> None:
     for i in range(honest):
         (target / f"student_{i:03d}.md").write_text(
             honest_text.replace("```{code-cell} ipython3\n", f"```{{code-cell}} ipython3\n# student {i}\n", 1),
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     for name, source in HOSTILE.items():
         shutil.copy(source, target / f"hostile_{name}")
     fd = os.open(target, os.O_RDONLY)  # the deep folder, made level by level (relative paths stay short)
@@ -73,8 +75,22 @@ def make_folder(target: Path, honest: int) -> None:
 
 def grade(folder: Path, jobs: int, timeout: float, extra: list[str]) -> tuple[float, list[dict], str]:
     out = folder.parent / f"{folder.name}{'-'.join(extra)}.csv"
-    command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", "halving",
-               "--out", str(out), "--jobs", str(jobs), "--timeout", str(timeout), *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "booktools",
+        "grade",
+        str(folder),
+        "--assignment",
+        "halving",
+        "--out",
+        str(out),
+        "--jobs",
+        str(jobs),
+        "--timeout",
+        str(timeout),
+        *extra,
+    ]
     start = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - start
@@ -91,8 +107,10 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--unsafe", action="store_true", help="also grade without the sandbox, for comparison")
     args = parser.parse_args()
-    print(f"grading {args.honest} honest and 10 hostile halving submissions with --jobs {args.jobs}, "
-          f"--timeout {args.timeout:g} on {os.cpu_count()} cores")
+    print(
+        f"grading {args.honest} honest and 10 hostile halving submissions with --jobs {args.jobs}, "
+        f"--timeout {args.timeout:g} on {os.cpu_count()} cores"
+    )
     ok = True
     tmp = tempfile.mkdtemp()
     try:
@@ -103,19 +121,25 @@ def main() -> int:
         for mode, extra in modes.items():
             wall, rows, stderr = grade(folder, args.jobs, args.timeout, extra)
             statuses = collections.Counter(row["status"] for row in rows)
-            print(f"{mode:8} {wall:8.1f} {wall / len(rows):13.2f} {len(rows):5d}  "
-                  + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+            print(
+                f"{mode:8} {wall:8.1f} {wall / len(rows):13.2f} {len(rows):5d}  "
+                + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+            )
             honest = [r for r in rows if r["submission"].startswith("student_")]
             wrong = [r for r in honest if r["status"] != "graded" or r["score"] != r["max_score"]]
             expected_rows = args.honest + len(HOSTILE) + 1
             if len(rows) != expected_rows or len(honest) != args.honest or wrong:
                 ok = False
-                print(f"  FAILED: {len(rows)} rows (expected {expected_rows}), {len(wrong)} honest without full "
-                      f"marks: {[(r['submission'], r['status'], r['feedback'][:120]) for r in wrong[:5]]}")
+                print(
+                    f"  FAILED: {len(rows)} rows (expected {expected_rows}), {len(wrong)} honest without full "
+                    f"marks: {[(r['submission'], r['status'], r['feedback'][:120]) for r in wrong[:5]]}"
+                )
             for row in rows:
                 if not row["submission"].startswith("student_"):
-                    print(f"  {row['submission'][:40]:40} {row['score']:>3}/{row['max_score']} "
-                          f"{row['status']:13} {row['feedback'][:90]}")
+                    print(
+                        f"  {row['submission'][:40]:40} {row['score']:>3}/{row['max_score']} "
+                        f"{row['status']:13} {row['feedback'][:90]}"
+                    )
     finally:
         subprocess.run(["rm", "-rf", tmp], check=True)  # shutil.rmtree recurses: the deep folder stops it
     print("\nevery entry got a row and every honest submission full marks" if ok else "\nFAILED")

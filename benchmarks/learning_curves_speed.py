@@ -35,6 +35,7 @@ simulators), and prints that check. Prints seconds, throughputs and the ratios
 reduced/full, reduced/loop and full/loop; it asserts nothing about time
 (timings are not tests). Each time is the best of a few runs (one for the slowest).
 """
+
 from __future__ import annotations
 
 import math
@@ -83,15 +84,33 @@ def figure2() -> Setting:
     W0 = np.eye(N)[0]
     U = np.zeros(N)
     U[0], U[1] = q0, math.sqrt(16.0 - q0**2)
-    return Setting("Figure 2", N, N * 20, robust_schedule(2.0, q0, cap=0.5), p=0.2, U=U,
-                   T=robust_shift(U, W0), start_at_teacher=True)
+    return Setting(
+        "Figure 2",
+        N,
+        N * 20,
+        robust_schedule(2.0, q0, cap=0.5),
+        p=0.2,
+        U=U,
+        T=robust_shift(U, W0),
+        start_at_teacher=True,
+    )
 
 
 def vectorised(s: Setting, method: str, runs: int, seed: int) -> np.ndarray:
     """Final overlaps R of ``runs`` runs advanced together by ``simulate_normalized_perceptron``."""
     res = simulate_normalized_perceptron(
-        s.N, s.n_examples, runs, np.random.default_rng(seed), s.schedule, p=s.p, U=s.U, W0=s.W0,
-        W_init=s.W0 if s.start_at_teacher else None, T=s.T, record=[s.n_examples / s.N], method=method,
+        s.N,
+        s.n_examples,
+        runs,
+        np.random.default_rng(seed),
+        s.schedule,
+        p=s.p,
+        U=s.U,
+        W0=s.W0,
+        W_init=s.W0 if s.start_at_teacher else None,
+        T=s.T,
+        record=[s.n_examples / s.N],
+        method=method,
     )
     return res.R[:, -1]
 
@@ -116,7 +135,7 @@ def per_run_loop(s: Setting, runs: int, seed: int) -> np.ndarray:
             labels = np.where(S @ W0 >= 0.0, 1, -1)
             if s.p > 0:
                 labels = np.where(rng.random(B) < s.p, -labels, labels)
-            for x, y in zip(S, labels.tolist()):
+            for x, y in zip(S, labels.tolist(), strict=True):
                 learner.update(x, y)
             t += B
         out[i] = learner.W @ W0
@@ -125,8 +144,10 @@ def per_run_loop(s: Setting, runs: int, seed: int) -> np.ndarray:
 
 def keep(store: dict, key: str, fn: Callable[[], np.ndarray]) -> Callable[[], None]:
     """``fn`` for ``timed``, with its result kept in ``store[key]``."""
+
     def call() -> None:
         store[key] = fn()
+
     return call
 
 
@@ -142,11 +163,16 @@ def bench(s: Setting, runs: int, loop_runs: int, repeat_full: int) -> dict[str, 
         ("full", runs, repeat_full, lambda: vectorised(s, "full", runs, 2)),
         ("loop", loop_runs, 1, lambda: per_run_loop(s, loop_runs, 3)),
     ]
-    label = {"reduced": 'method="reduced"', "full": 'method="full"',
-             "loop": "per-run loop, " + ("NormalizedPerceptron" if s.T is None else "NoiseRobustPerceptron")}
+    label = {
+        "reduced": 'method="reduced"',
+        "full": 'method="full"',
+        "loop": "per-run loop, " + ("NormalizedPerceptron" if s.T is None else "NoiseRobustPerceptron"),
+    }
     alpha = s.n_examples / s.N
-    print(f"\n{s.name}: N = {s.N}, {s.n_examples} examples per run (alpha = {alpha:g}), p = {s.p:g}"
-          + ("" if s.U is None else f", |U| = {np.linalg.norm(s.U):g}, U.W0 = {s.U @ s.W0:g}, fixed shift T"))
+    print(
+        f"\n{s.name}: N = {s.N}, {s.n_examples} examples per run (alpha = {alpha:g}), p = {s.p:g}"
+        + ("" if s.U is None else f", |U| = {np.linalg.norm(s.U):g}, U.W0 = {s.U @ s.W0:g}, fixed shift T")
+    )
     print(f"  {'simulator':38s} {'runs':>5s} {'seconds':>8s} {'examples x runs/s':>18s}   mean R at alpha = {alpha:g}")
     speed = {}
     for key, n_runs, repeat, fn in cases:
@@ -154,14 +180,18 @@ def bench(s: Setting, runs: int, loop_runs: int, repeat_full: int) -> dict[str, 
         speed[key] = n_runs * s.n_examples / seconds
         mean, sem = mean_sem(R[key])
         print(f"  {label[key]:38s} {n_runs:5d} {seconds:8.3f} {speed[key]:18,.0f}   {mean:.5f} ± {sem:.5f}")
-    print(f"  ratios: reduced/full {speed['reduced'] / speed['full']:6.1f}x, reduced/loop "
-          f"{speed['reduced'] / speed['loop']:6.1f}x, full/loop {speed['full'] / speed['loop']:6.1f}x")
+    print(
+        f"  ratios: reduced/full {speed['reduced'] / speed['full']:6.1f}x, reduced/loop "
+        f"{speed['reduced'] / speed['loop']:6.1f}x, full/loop {speed['full'] / speed['loop']:6.1f}x"
+    )
     m_red, se_red = mean_sem(R["reduced"])
     for key in ("full", "loop"):
         m, se = mean_sem(R[key])
         z = abs(m - m_red) / math.hypot(se, se_red)
-        print(f"  check: |mean R({key}) - mean R(reduced)| = {abs(m - m_red):.5f} = {z:.2f} combined SE (< 4): "
-              f"{'OK' if z < 4 else 'FAIL'}")
+        print(
+            f"  check: |mean R({key}) - mean R(reduced)| = {abs(m - m_red):.5f} = {z:.2f} combined SE (< 4): "
+            f"{'OK' if z < 4 else 'FAIL'}"
+        )
         assert z < 4, f"{s.name}: the {key} simulator disagrees with the reduced one ({z:.2f} standard errors)"
     return speed
 

@@ -23,6 +23,7 @@ Cases and targets:
 4. Mistake counts: onlinelib's equals the plain loop's on cases 1 and 2 (it must: the
    engine is exact); river's and scikit-learn's are reported beside them.
 """
+
 from __future__ import annotations
 
 import time
@@ -92,7 +93,7 @@ def plain_perceptron(X: np.ndarray, y: np.ndarray):
     """
     w = np.zeros(X.shape[1])
     mistakes = updates = 0
-    for x, label in zip(X, y.tolist()):
+    for x, label in zip(X, y.tolist(), strict=True):
         s = x @ w
         if (1 if s >= 0 else -1) != label:
             mistakes += 1
@@ -106,7 +107,7 @@ def river_perceptron(rows: list[dict], labels: list[bool]) -> int:
     """river's Perceptron, predict_one then learn_one on every example; returns its mistakes."""
     model = river_linear_model.Perceptron()
     mistakes = 0
-    for x, label in zip(rows, labels):
+    for x, label in zip(rows, labels, strict=True):
         if model.predict_one(x) != label:
             mistakes += 1
         model.learn_one(x, label)
@@ -149,8 +150,10 @@ def warm_up() -> None:
     ol.run(ol.Perceptron(8), X, y)
     Xs, ys, _ = ol.disjunction_stream(64, 2, 200, rng, active=5, sparse=True)
     ol.run(ol.Winnow2(64), Xs, ys)
-    print(f"numba warm-up: compiled (or loaded from numba's cache) the dense and sparse kernels "
-          f"in {time.perf_counter() - start:.2f} s, before and outside every timing below.\n")
+    print(
+        f"numba warm-up: compiled (or loaded from numba's cache) the dense and sparse kernels "
+        f"in {time.perf_counter() - start:.2f} s, before and outside every timing below.\n"
+    )
 
 
 def case_small_dense() -> dict:
@@ -168,10 +171,16 @@ def case_small_dense() -> dict:
     if threadpool_limits is not None:
         with threadpool_limits(limits=1):
             t_floor1, _ = best_of(lambda: X @ w, 20)
-        line("floor, BLAS limited to 1 thread", t_floor1, n,
-             f"(information only: floor(1 thread) / onlinelib = {t_floor1 / t_ol:.2f}x; onlinelib's kernel is 1 thread)")
-    print(f"    mistakes: onlinelib {trace.n_mistakes} (updates {learner.n_updates}), "
-          f"plain loop {m_plain} (updates {u_plain}); final weights identical: {np.array_equal(w, w_plain)}")
+        line(
+            "floor, BLAS limited to 1 thread",
+            t_floor1,
+            n,
+            f"(information only: floor(1 thread) / onlinelib = {t_floor1 / t_ol:.2f}x; onlinelib's kernel is 1 thread)",
+        )
+    print(
+        f"    mistakes: onlinelib {trace.n_mistakes} (updates {learner.n_updates}), "
+        f"plain loop {m_plain} (updates {u_plain}); final weights identical: {np.array_equal(w, w_plain)}"
+    )
     target("1", "onlinelib vs plain loop (plain / onlinelib)", t_plain / t_ol, 50)
     target("1", "onlinelib vs floor (floor / onlinelib)", t_floor / t_ol, 0.5)
     print()
@@ -187,9 +196,11 @@ def case_large_dense() -> dict:
     line(f"onlinelib run(Perceptron({d}), X, y)", t_ol, n, "(best of 5)")
     line("plain numpy per-example loop", t_plain, n, "(best of 3)")
     counts = {"onlinelib": trace.n_mistakes, "plain": m_plain}
-    print(f"    mistakes: onlinelib {trace.n_mistakes} ({trace.n_mistakes / n:.1%} of the rounds; "
-          f"updates {learner.n_updates}), plain loop {m_plain} (updates {u_plain}); final weights identical: "
-          f"{np.array_equal(learner.weights, w_plain)}")
+    print(
+        f"    mistakes: onlinelib {trace.n_mistakes} ({trace.n_mistakes / n:.1%} of the rounds; "
+        f"updates {learner.n_updates}), plain loop {m_plain} (updates {u_plain}); final weights identical: "
+        f"{np.array_equal(learner.weights, w_plain)}"
+    )
 
     t_river = None
     if river_linear_model is not None:
@@ -208,8 +219,12 @@ def case_large_dense() -> dict:
         counts["sklearn_prefix"] = n_sk
         counts["onlinelib_prefix"] = int(trace.cumulative[n_sk - 1])
         counts["plain_prefix"] = plain_perceptron(X[:n_sk], y[:n_sk])[0]
-        line("scikit-learn Perceptron, partial_fit 1 by 1", t_sk, n,
-             f"(EXTRAPOLATED to {n:,} from the first {n_sk:,} examples, {t_prefix:.2f} s, 1 run)")
+        line(
+            "scikit-learn Perceptron, partial_fit 1 by 1",
+            t_sk,
+            n,
+            f"(EXTRAPOLATED to {n:,} from the first {n_sk:,} examples, {t_prefix:.2f} s, 1 run)",
+        )
     else:
         print("    scikit-learn: not installed, skipped (pip install -r benchmarks/requirements.txt)")
 
@@ -223,8 +238,10 @@ def case_large_dense() -> dict:
 def case_sparse_winnow() -> None:
     d, k, a, n = 10_000, 5, 20, 100_000
     X, y, relevant = ol.disjunction_stream(d, k, n, np.random.default_rng(3), active=a, sparse=True)
-    print(f"3. Winnow2, sparse: d = {d:,}, {a} active bits per example, k = {k} relevant, {n:,} examples "
-          f"(CSR; {np.mean(y > 0):.1%} positive)")
+    print(
+        f"3. Winnow2, sparse: d = {d:,}, {a} active bits per example, k = {k} relevant, {n:,} examples "
+        f"(CSR; {np.mean(y > 0):.1%} positive)"
+    )
     t_ol, (learner, trace) = best_of(lambda: run_onlinelib(lambda: ol.Winnow2(d), X, y), 5)
     line(f"onlinelib run(Winnow2({d}), X, y)", t_ol, n, f"(best of 5; {trace.n_mistakes} mistakes)")
     t_river = None
@@ -253,14 +270,19 @@ def mistake_counts(c1: dict, c2: dict) -> None:
             extra.append(f"river {counts['river']}" if "river" in counts else "river: skipped")
             if "sklearn" in counts:
                 p = counts["sklearn_prefix"]
-                extra.append(f"scikit-learn {counts['sklearn']} on the first {p:,} examples "
-                             f"(onlinelib {counts['onlinelib_prefix']}, plain loop {counts['plain_prefix']} there)")
+                extra.append(
+                    f"scikit-learn {counts['sklearn']} on the first {p:,} examples "
+                    f"(onlinelib {counts['onlinelib_prefix']}, plain loop {counts['plain_prefix']} there)"
+                )
             else:
                 extra.append("scikit-learn: skipped")
-        print(f"   case {case}: onlinelib {counts['onlinelib']}, plain loop {counts['plain']}: {verdict};  "
-              + "; ".join(extra))
-        SUMMARY.append((case, "mistakes: onlinelib == plain loop", f"{counts['onlinelib']} vs {counts['plain']}",
-                        "equal", verdict))
+        print(
+            f"   case {case}: onlinelib {counts['onlinelib']}, plain loop {counts['plain']}: {verdict};  "
+            + "; ".join(extra)
+        )
+        SUMMARY.append(
+            (case, "mistakes: onlinelib == plain loop", f"{counts['onlinelib']} vs {counts['plain']}", "equal", verdict)
+        )
     print()
 
 
@@ -269,9 +291,11 @@ def main() -> None:
     print(f"onlinelib {ol.__version__}, numpy {np.__version__}", end="")
     if river_linear_model is not None:
         import river
+
         print(f", river {river.__version__}", end="")
     if SklearnPerceptron is not None:
         import sklearn
+
         print(f", scikit-learn {sklearn.__version__}", end="")
     print("\n")
     warm_up()

@@ -1,4 +1,5 @@
 """The timing helper the benchmark scripts share."""
+
 from __future__ import annotations
 
 import time

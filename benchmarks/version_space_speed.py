@@ -7,6 +7,7 @@ the foundation issue are: Halving over 2^16 concepts for 10^4 rounds in about a 
 less, and littlestone_dimension for thresholds on 63 points and for monotone disjunctions over
 4 variables in under a second each.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -82,8 +83,9 @@ def main() -> None:
     t_list = timed(lambda: ol.run(ListHalving(big.table), X0[:n_list], y0[:n_list]), repeat=1) / n_list * len(y0)
     print(f"    onlinelib.Halving (mask -> index) {t_ours:7.3f} s")
     print(f"    numpy Boolean-mask Halving        {t_mask:7.3f} s   ratio {t_mask / t_ours:5.1f}x")
-    print(f"    Python-list Halving               {t_list:7.3f} s   ratio {t_list / t_ours:5.1f}x"
-          f"  (from {n_list} rounds)")
+    print(
+        f"    Python-list Halving               {t_list:7.3f} s   ratio {t_list / t_ours:5.1f}x  (from {n_list} rounds)"
+    )
 
     print("\nLittlestone dimension (cold cache each time: a fresh class object)")
     for label, make in [
@@ -97,16 +99,20 @@ def main() -> None:
     small = ol.thresholds(9)
     t_fast = timed(lambda: ol.littlestone_dimension(ol.thresholds(9)), repeat=3)
     t_slow = timed(lambda: naive_ldim(small.table, list(range(small.size))), repeat=1)
-    print(f"  thresholds on 9 points: memoised+pruned {t_fast * 1e3:.2f} ms, "
-          f"plain recursion {t_slow * 1e3:.0f} ms, ratio {t_slow / t_fast:.0f}x")
+    print(
+        f"  thresholds on 9 points: memoised+pruned {t_fast * 1e3:.2f} ms, "
+        f"plain recursion {t_slow * 1e3:.0f} ms, ratio {t_slow / t_fast:.0f}x"
+    )
 
     print("\nRandomized Halving Monte Carlo, thresholds(99), one-per-round stream, 10^4 trials")
     cls = ol.thresholds(99)
     Xa, ya = ol.one_per_round_adversary(cls, 37)
     t_vec = timed(lambda: ol.simulate_randomized_halving(cls, Xa, ya, 10_000, np.random.default_rng(1)), repeat=3)
     trials_loop = 200
-    t_loop = timed(lambda: [ol.run(ol.RandomizedHalving(cls, np.random.default_rng(i)), Xa, ya)
-                            for i in range(trials_loop)], repeat=1)
+    t_loop = timed(
+        lambda: [ol.run(ol.RandomizedHalving(cls, np.random.default_rng(i)), Xa, ya) for i in range(trials_loop)],
+        repeat=1,
+    )
     per_trial_loop = t_loop / trials_loop
     print(f"  vectorised over trials  {t_vec:.3f} s for 10^4 trials")
     print(f"  one run() per trial     {per_trial_loop * 1e4:.3f} s for 10^4 trials (extrapolated from {trials_loop})")

@@ -1,7 +1,9 @@
 """booktools: the course's own tooling, apart from the library ``onlinelib``.
 
-Run from the repository root as ``python -m booktools COMMAND``; ``python -m booktools --help``
-lists the commands. Each module also has a ``main(argv)`` that tests call directly.
+Run as ``python -m booktools COMMAND`` from any folder of the repository, with the book's
+environment (its editable install puts the repository root on ``sys.path``; the wheel holds
+onlinelib only); ``python -m booktools --help`` lists the commands. Each module also has a
+``main(argv)`` that tests call directly.
 
 - ``grade``: grades a folder of submitted notebooks (``grade``, ``judge``, ``grade_sandbox``,
   ``grade_worker``, and ``checks``, the hidden tests' engine);

@@ -1,4 +1,5 @@
 """``python -m booktools COMMAND [OPTIONS]``: one entry point for the course tooling."""
+
 from __future__ import annotations
 
 import importlib
@@ -16,8 +17,10 @@ COMMANDS = {
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = [f"  {name:<{width}}  {what}" for name, (_, what) in COMMANDS.items()]
-    return "usage: python -m booktools COMMAND [OPTIONS]\n\ncommands:\n" + "\n".join(lines) + (
-        "\n\n`python -m booktools COMMAND --help` lists a command's options."
+    return (
+        "usage: python -m booktools COMMAND [OPTIONS]\n\ncommands:\n"
+        + "\n".join(lines)
+        + ("\n\n`python -m booktools COMMAND --help` lists a command's options.")
     )
 
 

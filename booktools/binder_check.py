@@ -1,21 +1,26 @@
 """Reproduce what Binder does with this repository, then run every chapter as Binder would.
 
 This is the Binder reproduction of issue 8 ("Binder and downloads"; the README's section
-*Opening a chapter as a notebook*). Binder (repo2docker) builds the session from the
-repository root: the Python of ``runtime.txt``, ``pip install -r requirements.txt``, then
-``postBuild``. A reader then opens a MyST chapter in JupyterLab, where jupytext's server
-extension serves the ``.md`` file as a notebook, and runs all its cells in the chapter's
+*Opening a chapter as a notebook*). Binder (repo2docker) builds the session from the folder
+``binder/`` (it then ignores the root's requirements.txt, runtime.txt and postBuild): the Python
+of ``binder/runtime.txt``, ``pip install -r binder/requirements.txt`` run from the repository
+root (so its ``-e .`` is the repository), then ``binder/postBuild``. ``binder/requirements.txt``
+is only what a reader needs (onlinelib, JupyterLab with jupytext and jupyterlab-myst, the kernel,
+ipywidgets, myst-nb), at the pins of the book's ``requirements.txt`` (issue 25; ``make
+requirements`` writes both). A reader then opens a MyST chapter in JupyterLab, where jupytext's
+server extension serves the ``.md`` file as a notebook, and runs all its cells in the chapter's
 folder. Usage::
 
-    python -m booktools binder-check --fresh-venv          # a new venv from requirements.txt, then the check
+    python -m booktools binder-check --fresh-venv          # a new venv as Binder's, then the check in it
     python -m booktools binder-check                       # the check in the current environment
     python -m booktools binder-check --jobs 1 book/winnow.md book/assignments/rwma.md
 
 The check has two parts.
 
-1. The environment is the one Binder builds (:func:`check_environment`): ``runtime.txt``
-   names the running interpreter's ``python-X.Y``; the installed distributions are exactly
-   the pins of ``requirements.txt``, in both directions (missing, extra and different
+1. The environment is the one Binder builds (:func:`check_environment`): ``binder/runtime.txt``
+   names the running interpreter's ``python-X.Y``; every pin of ``binder/requirements.txt`` is
+   the pin of ``requirements.txt``; the installed distributions are exactly the pins of
+   ``binder/requirements.txt``, in both directions (missing, extra and different
    versions are all reported; pip, setuptools, wheel and the editable project itself,
    ``onlinelib-book`` in pyproject.toml, are ignored); jupytext's Jupyter server extension is
    enabled, its JupyterLab extension and jupyterlab-myst are installed (and not disabled); the
@@ -28,16 +33,18 @@ The check has two parts.
 
 One line per chapter (wall time, code cells) and a total are printed; the exit status is 0
 only if the environment and every chapter passed. With ``--fresh-venv`` the check makes a
-virtual environment in a temporary directory, installs ``requirements.txt`` into it exactly
-as repo2docker does (from the repository root, so that ``-e .`` installs onlinelib) and
-re-runs itself there (``python -m booktools binder-check`` with that environment's Python, in
-the repository root). ``tests/test_binder.py`` imports the
-functions below; with ``BINDER_CHECK=1`` it runs the whole check.
+virtual environment in a temporary directory, installs ``binder/requirements.txt`` into it
+exactly as repo2docker does (from the repository root, so that ``-e .`` installs onlinelib),
+runs ``binder/postBuild`` for it and re-runs itself there (``python -m booktools binder-check``
+with that environment's Python, in the repository root), with the chapters listed here: Binder's
+environment has no TOC parser (sphinx-external-toc), so run ``--fresh-venv`` from the book's
+environment (``.venv/bin/python``). ``tests/test_binder.py`` imports the functions below; with
+``BINDER_CHECK=1`` it runs the whole check.
 
-Only the standard library is imported at module level, so ``--fresh-venv`` works from any
-Python (``python3 -m booktools binder-check --fresh-venv``); the other imports happen inside the
+Only the standard library is imported at module level; the other imports happen inside the
 functions that need them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +62,12 @@ from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REQUIREMENTS = ROOT / "requirements.txt"
-RUNTIME = ROOT / "runtime.txt"
+# Binder's environment: repo2docker reads binder/ when it exists and then ignores the root's files.
+REQUIREMENTS = ROOT / "binder" / "requirements.txt"
+RUNTIME = ROOT / "binder" / "runtime.txt"
+POSTBUILD = ROOT / "binder" / "postBuild"
+# The book's whole toolchain, whose pins Binder's repeat.
+BOOK_REQUIREMENTS = ROOT / "requirements.txt"
 TOC = ROOT / "_toc.yml"
 PYPROJECT = ROOT / "pyproject.toml"
 
@@ -120,9 +131,15 @@ def parse_requirements(requirements: str | os.PathLike = REQUIREMENTS) -> tuple[
         except InvalidRequirement:
             requirement = None
         specifiers = list(requirement.specifier) if requirement else []
-        if not (requirement and len(specifiers) == 1 and specifiers[0].operator == "=="
-                and "*" not in specifiers[0].version and not requirement.extras
-                and requirement.url is None and requirement.marker is None):
+        if not (
+            requirement
+            and len(specifiers) == 1
+            and specifiers[0].operator == "=="
+            and "*" not in specifiers[0].version
+            and not requirement.extras
+            and requirement.url is None
+            and requirement.marker is None
+        ):
             problems.append(f"requirements line {number} is not an exact pin `name==version`: {raw.strip()!r}")
             continue
         pins[canonicalize_name(requirement.name)] = (requirement.name, specifiers[0].version)
@@ -147,7 +164,7 @@ def installed_distributions() -> dict[str, tuple[str, str]]:
 
 
 def check_runtime(runtime: str | os.PathLike = RUNTIME, version_info=None) -> list[str]:
-    """Problems with ``runtime.txt``: it must read ``python-X.Y``, the running Python's major.minor.
+    """Problems with Binder's ``runtime.txt``: it must read ``python-X.Y``, the running Python's major.minor.
 
     Binder picks the Python version from this file (issue 8); a mismatch means that the
     reproduction, or CI, is not testing the Python that readers get.
@@ -165,12 +182,12 @@ def check_runtime(runtime: str | os.PathLike = RUNTIME, version_info=None) -> li
 
 
 def check_packages(requirements: str | os.PathLike = REQUIREMENTS, installed: dict | None = None) -> list[str]:
-    """Differences between the pins of ``requirements.txt`` and the installed distributions.
+    """Differences between the pins of a requirements file and the installed distributions.
 
     Parameters
     ----------
     requirements : str or path-like
-        The requirements file (path-like) or its text (``str``).
+        The requirements file (path-like; by default Binder's) or its text (``str``).
     installed : dict, optional
         PEP 503 name → (name, version); by default :func:`installed_distributions`.
 
@@ -194,7 +211,33 @@ def check_packages(requirements: str | os.PathLike = REQUIREMENTS, installed: di
             problems.append(f"mismatch: {name} is pinned at {version} but {installed[key][1]} is installed")
     for key in sorted(installed.keys() - pins.keys() - IGNORED_DISTRIBUTIONS):
         name, version = installed[key]
-        problems.append(f"extra: {name}=={version} is installed but not in requirements.txt")
+        problems.append(f"extra: {name}=={version} is installed but not pinned")
+    return problems
+
+
+def check_same_pins(
+    requirements: str | os.PathLike = REQUIREMENTS, book_requirements: str | os.PathLike = BOOK_REQUIREMENTS
+) -> list[str]:
+    """Pins of Binder's ``requirements`` that are not the pins of the book's ``book_requirements``.
+
+    Both come from one resolution (``make requirements``), so Binder runs the chapters with the
+    versions the book was built and tested with. Each argument is a path-like or the file's text.
+    Lines that are not exact pins are left to :func:`check_packages`.
+    """
+    pins, _ = parse_requirements(requirements)
+    book_pins, _ = parse_requirements(book_requirements)
+    problems = []
+    for key in sorted(pins):
+        name, version = pins[key]
+        if key not in book_pins:
+            problems.append(
+                f"pin: Binder's {name}=={version} is not pinned in requirements.txt (run make requirements)"
+            )
+        elif book_pins[key][1] != version:
+            problems.append(
+                f"pin: Binder's {name}=={version} is {name}=={book_pins[key][1]} in requirements.txt "
+                "(run make requirements)"
+            )
     return problems
 
 
@@ -258,7 +301,9 @@ def check_jupyter() -> list[str]:
     if labextension_dir(MYST_LABEXTENSION) is None:
         problems.append(f"{MYST_LABEXTENSION} is not installed: JupyterLab shows the chapters' MyST markup raw")
     elif MYST_LABEXTENSION in disabled_labextensions():
-        problems.append(f"{MYST_LABEXTENSION} is installed but disabled (jupyter labextension enable {MYST_LABEXTENSION})")
+        problems.append(
+            f"{MYST_LABEXTENSION} is installed but disabled (jupyter labextension enable {MYST_LABEXTENSION})"
+        )
     try:
         argv = KernelSpecManager().get_kernel_spec("python3").argv
     except NoSuchKernel:
@@ -275,23 +320,31 @@ def check_environment(
     requirements: str | os.PathLike = REQUIREMENTS,
     runtime: str | os.PathLike = RUNTIME,
     installed: dict | None = None,
+    book_requirements: str | os.PathLike = BOOK_REQUIREMENTS,
 ) -> list[str]:
-    """Everything by which this environment differs from the one Binder builds (issue 8).
+    """Everything by which this environment differs from the one Binder builds (issues 8 and 25).
 
     Parameters
     ----------
     requirements, runtime : str or path-like
-        ``requirements.txt`` and ``runtime.txt`` (path-like objects) or their text (``str``).
+        ``binder/requirements.txt`` and ``binder/runtime.txt`` (path-like objects) or their text (``str``).
     installed : dict, optional
         PEP 503 name → (name, version) to compare with instead of the installed distributions.
+    book_requirements : str or path-like
+        The book's ``requirements.txt``, whose pins Binder's must repeat.
 
     Returns
     -------
     list of str
-        The problems found by :func:`check_runtime`, :func:`check_packages` and
-        :func:`check_jupyter`; empty if there are none.
+        The problems found by :func:`check_runtime`, :func:`check_same_pins`,
+        :func:`check_packages` and :func:`check_jupyter`; empty if there are none.
     """
-    return check_runtime(runtime) + check_packages(requirements, installed) + check_jupyter()
+    return (
+        check_runtime(runtime)
+        + check_same_pins(requirements, book_requirements)
+        + check_packages(requirements, installed)
+        + check_jupyter()
+    )
 
 
 # --------------------------------------------------------------------------- chapters
@@ -513,7 +566,7 @@ def run_chapters(paths, jobs: int = 2, timeout: int = DEFAULT_TIMEOUT, root: Pat
 
 
 def fresh_venv_run(args: list[str]) -> int:
-    """Make a venv in a temporary directory, install requirements.txt, re-run this check in it."""
+    """Make a venv in a temporary directory, build Binder's environment in it, re-run this check there."""
     with tempfile.TemporaryDirectory(prefix="binder-check-") as tmp:
         venv = Path(tmp) / "venv"
         start = time.perf_counter()
@@ -522,27 +575,36 @@ def fresh_venv_run(args: list[str]) -> int:
         python = venv / "bin" / "python"
         env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         env.pop("PYTHONPATH", None)
-        # As repo2docker: `pip install -r requirements.txt` from the repository root.
+        # As repo2docker: `pip install -r binder/requirements.txt` from the repository root, then
+        # binder/postBuild, with this environment's python first on PATH.
+        requirements = REQUIREMENTS.relative_to(ROOT).as_posix()
         subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"], cwd=ROOT, env=env, check=True
+            [str(python), "-m", "pip", "install", "--quiet", "-r", requirements], cwd=ROOT, env=env, check=True
         )
-        print(f"== installed requirements.txt in {time.perf_counter() - start:.0f} s", flush=True)
+        subprocess.run(
+            [str(POSTBUILD)],
+            cwd=ROOT,
+            check=True,
+            env={**env, "NB_PYTHON_PREFIX": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}"},
+        )
+        print(f"== installed {requirements} in {time.perf_counter() - start:.0f} s", flush=True)
         rerun = [str(python), "-m", "booktools", "binder-check", *args]
         return subprocess.run(rerun, cwd=ROOT, env=env, check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fresh-venv", action="store_true",
-                        help="install requirements.txt into a new venv and run there")
+    parser.add_argument(
+        "--fresh-venv", action="store_true", help="build Binder's environment (binder/) in a new venv and run there"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="chapters executed at once (default 2)")
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell (default 300)")
-    parser.add_argument("chapters", nargs="*",
-                        help="chapters to run (default: every notebook page of _toc.yml)")
+    parser.add_argument("chapters", nargs="*", help="chapters to run (default: every notebook page of _toc.yml)")
     args = parser.parse_args(argv)
 
     if args.fresh_venv:
-        chosen = [str(Path(p).resolve()) for p in args.chapters]  # the re-run starts in ROOT
+        # Listed here: Binder's environment has no TOC parser. The re-run starts in ROOT.
+        chosen = [str(Path(p).resolve()) for p in args.chapters] or [str(ROOT / p) for p in chapters()]
         return fresh_venv_run(["--jobs", str(args.jobs), "--timeout", str(args.timeout), *chosen])
 
     print(f"== environment: {sys.executable} (Python {sys.version.split()[0]})", flush=True)
@@ -552,8 +614,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"== environment: {'OK' if not problems else f'{len(problems)} problem(s)'}", flush=True)
 
     paths = [Path(p).resolve().relative_to(ROOT).as_posix() for p in args.chapters] or chapters()
-    print(f"== executing {len(paths)} chapters through jupytext's contents manager and nbclient, "
-          f"{args.jobs} at a time", flush=True)
+    print(
+        f"== executing {len(paths)} chapters through jupytext's contents manager and nbclient, {args.jobs} at a time",
+        flush=True,
+    )
     start = time.perf_counter()
     outcomes = run_chapters(paths, jobs=args.jobs, timeout=args.timeout, report=lambda o: print(o.line(), flush=True))
     wall = time.perf_counter() - start

@@ -43,6 +43,7 @@ with a figure or a widget, one in the dark theme as ``<out>/<page>-dark.png``. O
 measured facts is printed per page; the exit status is 1 if any page failed, with
 the reasons listed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,8 +73,7 @@ PHONE_WIDTH = 400  # px: a phone held upright
 # Screenshots stop at this size (the longest chapter is about 32,000 px high at 1280 px wide).
 MAX_SCREENSHOT_SIZE = 60000
 AXE_URL = "https://registry.npmjs.org/axe-core/-/axe-core-4.14.1.tgz"
-AXE_INTEGRITY = ("sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37"
-                 "OgudVGtQ==")
+AXE_INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
 AXE_FAILING_IMPACTS = ("serious", "critical")
 AXE_RUN_JS = r"""() =>
 axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
@@ -86,8 +86,7 @@ axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a
 
 def axe_source() -> str:
     """axe.min.js of the pinned axe-core release (from the cache, else from npm)."""
-    tarball = fetch_npm_tarball(AXE_URL, AXE_INTEGRITY, None, "browser_check",
-                                "The accessibility check needs axe-core")
+    tarball = fetch_npm_tarball(AXE_URL, AXE_INTEGRITY, None, "browser_check", "The accessibility check needs axe-core")
     with tarfile.open(tarball, "r:gz") as archive:
         return archive.extractfile("package/axe.min.js").read().decode("utf-8")
 
@@ -215,8 +214,9 @@ async def open_and_settle(page: Page, url: str, timeout: float) -> str:
             raise
         refresh = True
     if refresh:  # e.g. index.html: follow it
-        await page.wait_for_url(lambda u: u != url, wait_until="load",
-                                timeout=max(1.0, deadline - time.monotonic()) * 1000)
+        await page.wait_for_url(
+            lambda u: u != url, wait_until="load", timeout=max(1.0, deadline - time.monotonic()) * 1000
+        )
     mathjax = "absent"
     if await page.evaluate(HAS_MATHJAX_JS):
         if await _wait_for(page, MATHJAX_STARTED_JS, deadline):
@@ -307,8 +307,9 @@ def _allowed(url: str, root_uri: str) -> bool:
     return False
 
 
-async def check_page(browser: Browser, site: Path, page_path: str, out: Path | None, timeout: float,
-                     axe: str | None = None) -> PageResult:
+async def check_page(
+    browser: Browser, site: Path, page_path: str, out: Path | None, timeout: float, axe: str | None = None
+) -> PageResult:
     """Open ``page_path`` of ``site`` in a fresh context of ``browser`` and measure it (see the module)."""
     start = time.monotonic()
     root_uri = site.as_uri()
@@ -343,8 +344,10 @@ async def check_page(browser: Browser, site: Path, page_path: str, out: Path | N
     def on_page_error(error):
         lines = (error.stack or "").splitlines()
         where = next((line.strip()[3:] for line in lines[1:] if line.strip().startswith("at ")), "")
-        add_console(f"uncaught {error.name}: {error.message.splitlines()[0] if error.message else ''}"
-                    + (f" ({where})" if where else ""))
+        add_console(
+            f"uncaught {error.name}: {error.message.splitlines()[0] if error.message else ''}"
+            + (f" ({where})" if where else "")
+        )
 
     async def block(route):
         await route.abort("internetdisconnected")
@@ -407,8 +410,12 @@ async def check_page(browser: Browser, site: Path, page_path: str, out: Path | N
 async def _screenshot(page: Page, path: Path) -> str:
     """A full-page screenshot of ``page`` into ``path`` (cut at MAX_SCREENSHOT_SIZE); its path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=path, full_page=True, timeout=120_000,
-                          clip={"x": 0, "y": 0, "width": MAX_SCREENSHOT_SIZE, "height": MAX_SCREENSHOT_SIZE})
+    await page.screenshot(
+        path=path,
+        full_page=True,
+        timeout=120_000,
+        clip={"x": 0, "y": 0, "width": MAX_SCREENSHOT_SIZE, "height": MAX_SCREENSHOT_SIZE},
+    )
     return str(path)
 
 
@@ -429,8 +436,10 @@ def _judge(r: PageResult, root_uri: str):
     for raw in r.raw_tex:
         f.append(f"raw TeX {raw['delimiter']} visible: ...{raw['context']!r}...")
     if r.widgets_drawn < r.widget_views:
-        f.append(f"{r.widget_views - r.widgets_drawn} of {r.widget_views} saved widget views not drawn "
-                 "(is the widget manager, _static/widgets/embed.js, on the page?)")
+        f.append(
+            f"{r.widget_views - r.widgets_drawn} of {r.widget_views} saved widget views not drawn "
+            "(is the widget manager, _static/widgets/embed.js, on the page?)"
+        )
     for img in r.broken_images:
         f.append(f"image not loaded: {img['src']}")
     for msg in r.console_errors:
@@ -438,8 +447,10 @@ def _judge(r: PageResult, root_uri: str):
     for theme, violations in r.axe_violations.items():
         for v in violations:
             if v["impact"] in AXE_FAILING_IMPACTS:
-                f.append(f"axe ({theme} theme): {v['id']} ({v['impact']}) on {v['nodes']} elements: "
-                         f"{v['help']}; e.g. {v['targets']}")
+                f.append(
+                    f"axe ({theme} theme): {v['id']} ({v['impact']}) on {v['nodes']} elements: "
+                    f"{v['help']}; e.g. {v['targets']}"
+                )
     for url in r.external_requests:
         f.append(f"request left the site: {url}")
     for failed in r.failed_requests:  # (failed external requests are reported above)
@@ -449,8 +460,9 @@ def _judge(r: PageResult, root_uri: str):
         f.append(f"the page is {r.phone_width} px wide on a {PHONE_WIDTH} px screen")
 
 
-async def _check_pages(site: Path, pages, out: Path | None, timeout: float, executable: str, jobs: int,
-                       log, axe: str | None) -> list[PageResult]:
+async def _check_pages(
+    site: Path, pages, out: Path | None, timeout: float, executable: str, jobs: int, log, axe: str | None
+) -> list[PageResult]:
     async with async_playwright() as playwright:
         browser = await launch(playwright, executable)
         limit = asyncio.Semaphore(jobs)
@@ -471,8 +483,16 @@ async def _check_pages(site: Path, pages, out: Path | None, timeout: float, exec
             await browser.close()
 
 
-def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None = None, jobs: int = 0, log=None,
-               accessibility: bool = True) -> list[PageResult]:
+def check_site(
+    site,
+    pages,
+    out=None,
+    timeout: float = 30.0,
+    browser: str | None = None,
+    jobs: int = 0,
+    log=None,
+    accessibility: bool = True,
+) -> list[PageResult]:
     """Check ``pages`` (paths relative to ``site``) in one browser, ``jobs`` pages at a time.
 
     The check of the built book that ``tests/test_browser.py`` and CI run (see the module).
@@ -519,9 +539,15 @@ def check_site(site, pages, out=None, timeout: float = 30.0, browser: str | None
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", default="_build/html", help="the built HTML site (default: _build/html)")
-    parser.add_argument("--out", default="_build/screenshots", help="where to save screenshots (default: _build/screenshots)")
-    parser.add_argument("--pages", nargs="+", help="pages relative to --site (default: index.html and every page of the TOC)")
-    parser.add_argument("--toc", help="the _toc.yml to take pages from (default: _toc.yml next to _build, else ./_toc.yml)")
+    parser.add_argument(
+        "--out", default="_build/screenshots", help="where to save screenshots (default: _build/screenshots)"
+    )
+    parser.add_argument(
+        "--pages", nargs="+", help="pages relative to --site (default: index.html and every page of the TOC)"
+    )
+    parser.add_argument(
+        "--toc", help="the _toc.yml to take pages from (default: _toc.yml next to _build, else ./_toc.yml)"
+    )
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed per page (default: 30)")
     parser.add_argument("--browser", help="Chromium executable (default: $CHROMIUM, else chromium on PATH)")
     parser.add_argument("--jobs", type=int, default=0, help="pages checked at once (default: CPUs, at most 4)")
@@ -542,13 +568,23 @@ def main(argv=None) -> int:
 
     start = time.monotonic()
     try:
-        results = check_site(site, pages, args.out, args.timeout, args.browser, args.jobs,
-                             log=lambda s: print(s, flush=True), accessibility=not args.no_axe)
+        results = check_site(
+            site,
+            pages,
+            args.out,
+            args.timeout,
+            args.browser,
+            args.jobs,
+            log=lambda s: print(s, flush=True),
+            accessibility=not args.no_axe,
+        )
     except FileNotFoundError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     failed = [r for r in results if not r.ok]
-    print(f"{len(results)} pages checked in {time.monotonic() - start:.1f} s, {len(failed)} failed; screenshots in {args.out}")
+    print(
+        f"{len(results)} pages checked in {time.monotonic() - start:.1f} s, {len(failed)} failed; screenshots in {args.out}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps([r.__dict__ for r in results], indent=1))
     for r in failed:

@@ -26,6 +26,7 @@ Nothing the student's code raises or returns escapes a check (it becomes a faile
 message); a fault of the reference or of the hidden tests' own arguments raises, so the grader
 records it as its own error and not as the student's zero.
 """
+
 from __future__ import annotations
 
 import copy
@@ -34,8 +35,19 @@ from typing import Any
 
 from onlinelib import plain_data
 from onlinelib.grading import (
-    PUBLIC_FORMAT, Case, Check, GradeReport, Stream, check_bounds, check_call, check_callable, check_items,
-    check_learner, checked_input, checked_stream, unchanged_arguments,
+    PUBLIC_FORMAT,
+    Case,
+    Check,
+    GradeReport,
+    Stream,
+    check_bounds,
+    check_call,
+    check_callable,
+    check_items,
+    check_learner,
+    checked_input,
+    checked_stream,
+    unchanged_arguments,
 )
 from onlinelib.validation import check_real
 
@@ -204,8 +216,12 @@ def compare_learners(
     for stream, X, y in checked:
         reference = reference_factory(**stream.params)
         if not (callable(getattr(reference, "predict", None)) and callable(getattr(reference, "update", None))):
-            raise TypeError(f"reference_factory must build a learner with predict and update, got {type(reference).__name__}")
-        report.checks.append(check_learner(student_factory, reference, stream, X, y, observe=observe, rtol=rtol, atol=atol))
+            raise TypeError(
+                f"reference_factory must build a learner with predict and update, got {type(reference).__name__}"
+            )
+        report.checks.append(
+            check_learner(student_factory, reference, stream, X, y, observe=observe, rtol=rtol, atol=atol)
+        )
     return report
 
 
@@ -264,13 +280,29 @@ def record_public_checks(
                 learner.update(X[t], int(y[t]))
                 for attribute in seen:
                     seen[attribute].append(copy.deepcopy(getattr(learner, attribute)))
-            data["streams"].append({"name": stream.name, "X": X, "y": y, "params": dict(stream.params),
-                                    "points": stream.points, "predictions": predictions, "observed": seen})
+            data["streams"].append(
+                {
+                    "name": stream.name,
+                    "X": X,
+                    "y": y,
+                    "params": dict(stream.params),
+                    "points": stream.points,
+                    "predictions": predictions,
+                    "observed": seen,
+                }
+            )
     else:
         data.update(kind="function", rounds=bool(rounds), cases=[])
         for i, item in enumerate(check_items(cases, "cases")):
             case = _checked_case(item, i)
             expected = reference(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
-            data["cases"].append({"name": case.name, "args": tuple(case.args), "kwargs": dict(case.kwargs),
-                                  "points": case.points, "expected": expected})
+            data["cases"].append(
+                {
+                    "name": case.name,
+                    "args": tuple(case.args),
+                    "kwargs": dict(case.kwargs),
+                    "points": case.points,
+                    "expected": expected,
+                }
+            )
     return plain_data.encode(data)

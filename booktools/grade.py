@@ -58,6 +58,7 @@ in this process and must get full marks; its score is every row's ``max_score``.
 ``public_checks()``) from the reference into ``book/assignments/NAME_public.json``, which
 the student notebooks read; ``--check`` only verifies the files are current.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,8 +84,22 @@ from booktools.judge import GRADER_ERROR, JudgeConfig, load_hidden, run_judge
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
 HIDDEN_DIR = ASSIGNMENTS / "lecturer"
-STATUSES = ("graded", "forbidden", "timeout", "memory", "output", "syntax_error", "error", "missing", "crashed",
-            "protocol", "unreadable", "rejected", "skipped", GRADER_ERROR)
+STATUSES = (
+    "graded",
+    "forbidden",
+    "timeout",
+    "memory",
+    "output",
+    "syntax_error",
+    "error",
+    "missing",
+    "crashed",
+    "protocol",
+    "unreadable",
+    "rejected",
+    "skipped",
+    GRADER_ERROR,
+)
 MAX_DEPTH = 32  # folders below SUBMISSIONS searched; a deeper folder gets one "skipped" row
 MAX_ENTRIES = 20_000  # entries listed in all; past that, one "skipped" row for the rest
 FIELDS = ["submission", "score", "max_score", "status", "feedback"]
@@ -100,7 +115,9 @@ def hidden_path(assignment: str, hidden_dir: Path) -> Path:
     path = hidden_dir / f"{assignment}_hidden.py"
     if not path.is_file():
         known = sorted(p.name[: -len("_hidden.py")] for p in hidden_dir.glob("*_hidden.py"))
-        raise SystemExit(f"no hidden tests for assignment {assignment!r} ({path} does not exist); known: {', '.join(known)}")
+        raise SystemExit(
+            f"no hidden tests for assignment {assignment!r} ({path} does not exist); known: {', '.join(known)}"
+        )
     return path
 
 
@@ -130,8 +147,11 @@ def write_public_checks(check: bool, hidden_dir: Path = HIDDEN_DIR, assignments:
             stale.append(target)
             if not check:
                 target.write_text(text, encoding="utf-8")
-        print(f"{target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: "
-              f"{'up to date' if current == text else ('STALE' if check else 'written')}", file=sys.stderr)
+        print(
+            f"{target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}: "
+            f"{'up to date' if current == text else ('STALE' if check else 'written')}",
+            file=sys.stderr,
+        )
     if check and stale:
         print("public checks are stale: run `python -m booktools grade --write-public-checks`", file=sys.stderr)
         return 1
@@ -164,8 +184,9 @@ def _fmt(value: float) -> str:
 # -- finding the submissions -------------------------------------------------------------------
 
 
-def find_submissions(folder: Path, max_depth: int = MAX_DEPTH,
-                     max_entries: int = MAX_ENTRIES) -> list[tuple[str, Path, tuple[str, str] | None]]:
+def find_submissions(
+    folder: Path, max_depth: int = MAX_DEPTH, max_entries: int = MAX_ENTRIES
+) -> list[tuple[str, Path, tuple[str, str] | None]]:
     """Every entry under ``folder``: (name, path, None to grade it, or (status, reason)).
 
     Symbolic links are not followed. The walk is iterative and bounded: a folder nested deeper
@@ -184,9 +205,17 @@ def find_submissions(folder: Path, max_depth: int = MAX_DEPTH,
             found.append((prefix or ".", directory, ("rejected", f"cannot list the folder: {exc.strerror}")))
             continue
         if len(found) + len(entries) > max_entries:
-            found.append((prefix or "./", directory, (
-                "skipped", f"more than {max_entries} entries in the submissions folder: the rest of this "
-                           "folder and any folder after it were not searched")))
+            found.append(
+                (
+                    prefix or "./",
+                    directory,
+                    (
+                        "skipped",
+                        f"more than {max_entries} entries in the submissions folder: the rest of this "
+                        "folder and any folder after it were not searched",
+                    ),
+                )
+            )
             break
         subfolders = []
         for entry in sorted(entries, key=lambda e: e.name):
@@ -198,7 +227,9 @@ def find_submissions(folder: Path, max_depth: int = MAX_DEPTH,
                 if entry.name.startswith("."):
                     found.append((name + "/", path, ("skipped", "a hidden folder, not searched")))
                 elif depth + 1 > max_depth:
-                    found.append((name + "/", path, ("skipped", f"nested more than {max_depth} folders deep, not searched")))
+                    found.append(
+                        (name + "/", path, ("skipped", f"nested more than {max_depth} folders deep, not searched"))
+                    )
                 else:
                     subfolders.append((path, name + "/", depth + 1))
             elif not entry.is_file(follow_symlinks=False):
@@ -224,7 +255,10 @@ def read_notebook(path: Path, max_bytes: int) -> tuple[bytes | None, tuple[str, 
         if not stat.S_ISREG(info.st_mode):
             return None, ("rejected", "not a regular file")
         if info.st_size > max_bytes:
-            return None, ("rejected", f"larger than the {max_bytes // 2**20} MB limit for a notebook ({info.st_size} bytes)")
+            return None, (
+                "rejected",
+                f"larger than the {max_bytes // 2**20} MB limit for a notebook ({info.st_size} bytes)",
+            )
         chunks, total = [], 0
         while total <= max_bytes:
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
@@ -249,13 +283,24 @@ def read_notebook(path: Path, max_bytes: int) -> tuple[bytes | None, tuple[str, 
 _COUNTER = itertools.count()
 PROBE_NOTEBOOK = {
     "cells": [
-        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-         "source": "from __future__ import annotations\nimport numpy as np\nimport onlinelib"},
-        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-         "source": "def grader_probe(n: int) -> list:\n    return [n, 2.5, 'ok', np.arange(3)]"},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "from __future__ import annotations\nimport numpy as np\nimport onlinelib",
+        },
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "def grader_probe(n: int) -> list:\n    return [n, 2.5, 'ok', np.arange(3)]",
+        },
     ],
     "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
-    "nbformat": 4, "nbformat_minor": 5,
+    "nbformat": 4,
+    "nbformat_minor": 5,
 }
 
 
@@ -266,12 +311,16 @@ class Grader:
         self.assignment, self.library, self.args, self.bwrap = assignment, library, args, bwrap
         self.public = public_checks_path(assignment, args.assignments_dir)
         self.limits = {
-            "memory_mb": args.memory_mb, "cpu_seconds": int(args.timeout) + 5, "file_mb": 16,
-            "processes": args.max_processes, "tmpfs_mb": 64, "output_bytes": args.max_output_kb * 1024,
-            "reply_bytes": 4 * 2**20, "timeout": args.timeout,
+            "memory_mb": args.memory_mb,
+            "cpu_seconds": int(args.timeout) + 5,
+            "file_mb": 16,
+            "processes": args.max_processes,
+            "tmpfs_mb": 64,
+            "output_bytes": args.max_output_kb * 1024,
+            "reply_bytes": 4 * 2**20,
+            "timeout": args.timeout,
         }
-        self.config = JudgeConfig(hidden_file, assignment, library, self.limits, bwrap, max_score,
-                                  args.judge_memory_mb)
+        self.config = JudgeConfig(hidden_file, assignment, library, self.limits, bwrap, max_score, args.judge_memory_mb)
 
     def _box(self, data: bytes, suffix: str) -> Path:
         """A fresh private folder holding the notebook as ``submission/submission<suffix>`` and the public checks."""
@@ -299,21 +348,32 @@ class Grader:
         box = self._box(json.dumps(PROBE_NOTEBOOK).encode("utf-8"), ".ipynb")
         probe = None
         try:
-            probe = sandbox.Sandbox(box / "submission", self.library, dict(self.limits, timeout=max(60.0, self.args.timeout)),
-                                    time.monotonic() + max(60.0, self.args.timeout), bwrap=self.bwrap,
-                                    name=self._cgroup_name())
+            probe = sandbox.Sandbox(
+                box / "submission",
+                self.library,
+                dict(self.limits, timeout=max(60.0, self.args.timeout)),
+                time.monotonic() + max(60.0, self.args.timeout),
+                bwrap=self.bwrap,
+                name=self._cgroup_name(),
+            )
             where = "/submission/submission.ipynb" if self.bwrap else str(box / "submission" / "submission.ipynb")
             outcome = probe.run_notebook(where, "grader_probe", "function")
             if outcome["status"] != "ok":
-                raise SystemExit(f"the grader cannot run notebooks here, so nothing was graded: its own test "
-                                 f"notebook got {outcome['status']}: {sandbox._clean(outcome.get('reason', ''), 400)}")
+                raise SystemExit(
+                    f"the grader cannot run notebooks here, so nothing was graded: its own test "
+                    f"notebook got {outcome['status']}: {sandbox._clean(outcome.get('reason', ''), 400)}"
+                )
             value = probe.value(outcome)(4)
             if not (isinstance(value, list) and value[:3] == [4, 2.5, "ok"] and list(value[3]) == [0, 1, 2]):
-                raise SystemExit(f"the grader cannot run notebooks here, so nothing was graded: its test "
-                                 f"notebook returned {sandbox._clean(repr(value), 200)}")
+                raise SystemExit(
+                    f"the grader cannot run notebooks here, so nothing was graded: its test "
+                    f"notebook returned {sandbox._clean(repr(value), 200)}"
+                )
         except (sandbox.SandboxFailure, sandbox.RemoteError) as failure:
-            raise SystemExit(f"the grader cannot run notebooks here, so nothing was graded: its own test notebook "
-                             f"failed ({getattr(failure, 'status', 'error')}): {sandbox._clean(failure, 400)}") from None
+            raise SystemExit(
+                f"the grader cannot run notebooks here, so nothing was graded: its own test notebook "
+                f"failed ({getattr(failure, 'status', 'error')}): {sandbox._clean(failure, 400)}"
+            ) from None
         finally:
             if probe is not None:
                 probe.close()
@@ -330,7 +390,7 @@ class Grader:
         if problem:
             row["status"], row["feedback"] = problem
             return row
-        for attempt in (1, 2):
+        for _attempt in (1, 2):
             box = None
             try:
                 box = self._box(data, path.suffix)
@@ -338,8 +398,12 @@ class Grader:
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # a fault of the grader itself must not cost the other rows
-                row.update(status=GRADER_ERROR, score=0.0, checks=[],
-                           feedback=f"the grader failed on this submission: {type(exc).__name__}: {sandbox._clean(exc, 200)}")
+                row.update(
+                    status=GRADER_ERROR,
+                    score=0.0,
+                    checks=[],
+                    feedback=f"the grader failed on this submission: {type(exc).__name__}: {sandbox._clean(exc, 200)}",
+                )
             finally:
                 if box is not None:
                     shutil.rmtree(box, ignore_errors=True)
@@ -353,14 +417,22 @@ class Grader:
 
 
 def feedback_markdown(row: dict, max_score: float, title: str) -> str:
-    lines = [f"# {markdown_text(title)}", "", f"**Submission:** {markdown_text(row['submission'])}  ",
-             f"**Score:** {_fmt(row['score'])}/{_fmt(max_score)}  ", f"**Status:** {row['status']}", ""]
+    lines = [
+        f"# {markdown_text(title)}",
+        "",
+        f"**Submission:** {markdown_text(row['submission'])}  ",
+        f"**Score:** {_fmt(row['score'])}/{_fmt(max_score)}  ",
+        f"**Status:** {row['status']}",
+        "",
+    ]
     if row["checks"]:
         lines += ["| check | points | result |", "|---|---|---|"]
         for check in row["checks"]:
             mark = "pass" if check.passed else "**FAIL**"
-            lines.append(f"| {markdown_text(check.name)} | {_fmt(check.points)}/{_fmt(check.max_points)} | "
-                         f"{mark}: {markdown_text(check.message)} |")
+            lines.append(
+                f"| {markdown_text(check.name)} | {_fmt(check.points)}/{_fmt(check.max_points)} | "
+                f"{mark}: {markdown_text(check.message)} |"
+            )
     else:
         lines.append(markdown_text(row["feedback"]))
     return "\n".join(lines) + "\n"
@@ -381,14 +453,21 @@ def feedback_name(submission: str) -> str:
 def host_paths() -> list[tuple[str, str]]:
     """Paths of this machine that feedback must not show, each with its neutral stand-in (longest first)."""
     places = {
-        str(ROOT): "<repository>", os.path.realpath(ROOT): "<repository>",
-        sys.prefix: "<python>", os.path.realpath(sys.prefix): "<python>",
-        sys.base_prefix: "<python>", os.path.realpath(sys.base_prefix): "<python>",
-        str(Path.home()): "<home>", tempfile.gettempdir(): "<tmp>", os.path.realpath(tempfile.gettempdir()): "<tmp>",
+        str(ROOT): "<repository>",
+        os.path.realpath(ROOT): "<repository>",
+        sys.prefix: "<python>",
+        os.path.realpath(sys.prefix): "<python>",
+        sys.base_prefix: "<python>",
+        os.path.realpath(sys.base_prefix): "<python>",
+        str(Path.home()): "<home>",
+        tempfile.gettempdir(): "<tmp>",
+        os.path.realpath(tempfile.gettempdir()): "<tmp>",
     }
     system = {"", "/", "/usr", "/usr/local", "/tmp"}
-    return sorted(((path, label) for path, label in places.items() if path.rstrip("/") not in system),
-                  key=lambda item: -len(item[0]))
+    return sorted(
+        ((path, label) for path, label in places.items() if path.rstrip("/") not in system),
+        key=lambda item: -len(item[0]),
+    )
 
 
 _HOST_PATHS = host_paths()
@@ -434,8 +513,13 @@ class Rows:
         self.file.flush()
 
     def cells(self, row: dict) -> dict:
-        return {"submission": csv_cell(row["submission"]), "score": _fmt(row["score"]),
-                "max_score": _fmt(self.max_score), "status": row["status"], "feedback": csv_cell(row["feedback"])}
+        return {
+            "submission": csv_cell(row["submission"]),
+            "score": _fmt(row["score"]),
+            "max_score": _fmt(self.max_score),
+            "status": row["status"],
+            "feedback": csv_cell(row["feedback"]),
+        }
 
     def add(self, row: dict) -> None:
         row = scrubbed(row)
@@ -445,8 +529,11 @@ class Rows:
             self.file.flush()
             path = self.feedback_dir / feedback_name(row["submission"])
             path.write_text(feedback_markdown(row, self.max_score, self.title), encoding="utf-8")
-            print(f"  {printable(row['submission'])}: {_fmt(row['score'])}/{_fmt(self.max_score)} [{row['status']}]",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {printable(row['submission'])}: {_fmt(row['score'])}/{_fmt(self.max_score)} [{row['status']}]",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def finish(self) -> None:
         """Rewrite the CSV sorted by submission (atomically: the unsorted file stays until then)."""
@@ -469,8 +556,16 @@ def read_previous_rows(out: Path) -> list[dict]:
         reader = csv.DictReader(handle)
         if reader.fieldnames != FIELDS:
             raise SystemExit(f"{out} is not a grades file of this grader (its columns are {reader.fieldnames})")
-        return [{"submission": row["submission"], "score": float(row["score"]), "status": row["status"],
-                 "feedback": row["feedback"], "checks": []} for row in reader]
+        return [
+            {
+                "submission": row["submission"],
+                "score": float(row["score"]),
+                "status": row["status"],
+                "feedback": row["feedback"],
+                "checks": [],
+            }
+            for row in reader
+        ]
 
 
 # -- the command line -------------------------------------------------------------------------------
@@ -483,24 +578,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("submissions", type=Path, nargs="?", help="folder of .ipynb or MyST .md notebooks")
     parser.add_argument("--assignment", help="the assignment, e.g. halving")
     parser.add_argument("--out", type=Path, help="the CSV file to write")
-    parser.add_argument("--feedback-dir", type=Path, help="one Markdown feedback file per submission "
-                        "(default: OUT's name with _feedback, next to it)")
+    parser.add_argument(
+        "--feedback-dir",
+        type=Path,
+        help="one Markdown feedback file per submission (default: OUT's name with _feedback, next to it)",
+    )
     parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per submission (default 60)")
     parser.add_argument("--memory-mb", type=int, default=1024, help="memory per process of a submission (default 1024)")
     parser.add_argument("--max-output-kb", type=int, default=256, help="output limit per submission (default 256)")
     parser.add_argument("--max-notebook-mb", type=int, default=16, help="largest notebook file graded (default 16)")
-    parser.add_argument("--max-processes", type=int, default=16, help="processes and threads per submission (default 16)")
+    parser.add_argument(
+        "--max-processes", type=int, default=16, help="processes and threads per submission (default 16)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
-    parser.add_argument("--judge-memory-mb", type=int, default=1024,
-                        help="memory for the grader's own work on one submission's replies (default 1024)")
-    parser.add_argument("--regrade-errors", action="store_true",
-                        help="regrade only the rows of OUT (an earlier run) whose status is grader-error")
+    parser.add_argument(
+        "--judge-memory-mb",
+        type=int,
+        default=1024,
+        help="memory for the grader's own work on one submission's replies (default 1024)",
+    )
+    parser.add_argument(
+        "--regrade-errors",
+        action="store_true",
+        help="regrade only the rows of OUT (an earlier run) whose status is grader-error",
+    )
     parser.add_argument("--hidden-dir", type=Path, default=HIDDEN_DIR, help="where NAME_hidden.py lives")
     parser.add_argument("--assignments-dir", type=Path, default=ASSIGNMENTS, help="where NAME_public.json lives")
-    parser.add_argument("--unsafe-no-sandbox", action="store_true",
-                        help="run submissions without bubblewrap, with your own rights (only for code you trust)")
-    parser.add_argument("--write-public-checks", action="store_true",
-                        help="record every assignment's public checks from its reference into NAME_public.json")
+    parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run submissions without bubblewrap, with your own rights (only for code you trust)",
+    )
+    parser.add_argument(
+        "--write-public-checks",
+        action="store_true",
+        help="record every assignment's public checks from its reference into NAME_public.json",
+    )
     parser.add_argument("--check", action="store_true", help="with --write-public-checks: only check they are current")
     args = parser.parse_args(argv)
     if args.write_public_checks:
@@ -510,8 +623,14 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{'SUBMISSIONS' if option == 'submissions' else '--' + option} is required")
     if args.timeout <= 0:
         parser.error(f"--timeout must be positive, got {args.timeout}")
-    for option, low in (("memory_mb", 256), ("max_output_kb", 1), ("max_notebook_mb", 1), ("max_processes", 4),
-                        ("jobs", 1), ("judge_memory_mb", 256)):
+    for option, low in (
+        ("memory_mb", 256),
+        ("max_output_kb", 1),
+        ("max_notebook_mb", 1),
+        ("max_processes", 4),
+        ("jobs", 1),
+        ("judge_memory_mb", 256),
+    ):
         if getattr(args, option) < low:
             parser.error(f"--{option.replace('_', '-')} must be at least {low}, got {getattr(args, option)}")
     if not args.submissions.is_dir():
@@ -552,12 +671,15 @@ def main(argv: list[str] | None = None) -> int:
         removed = sandbox.assignment_library(hidden.FORBIDDEN, args.assignment, work / "lib")
         grader = Grader(hidden_file, args.assignment, work / "lib", args, bwrap, max_score)
         grader.check_environment()
-        print(f"grading {sum(e[2] is None for e in entries)} notebook(s) of {args.assignment!r} "
-              f"(max score {_fmt(max_score)}, timeout {args.timeout:g} s, memory {args.memory_mb} MB, "
-              f"output {args.max_output_kb} KB, {'UNSAFE: no sandbox' if bwrap is None else 'sandbox: bubblewrap'}; "
-              f"removed for the students: {', '.join(f'{m} ({n})' for m, n in removed.items())})", file=sys.stderr)
+        print(
+            f"grading {sum(e[2] is None for e in entries)} notebook(s) of {args.assignment!r} "
+            f"(max score {_fmt(max_score)}, timeout {args.timeout:g} s, memory {args.memory_mb} MB, "
+            f"output {args.max_output_kb} KB, {'UNSAFE: no sandbox' if bwrap is None else 'sandbox: bubblewrap'}; "
+            f"removed for the students: {', '.join(f'{m} ({n})' for m, n in removed.items())})",
+            file=sys.stderr,
+        )
         rows = Rows(args.out, feedback_dir, max_score, title, kept)
-        for name, path, problem in entries:
+        for name, _path, problem in entries:
             if problem is not None:
                 rows.add({"submission": name, "score": 0.0, "status": problem[0], "feedback": problem[1], "checks": []})
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
@@ -582,9 +704,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out} and {len(rows.rows)} feedback files in {feedback_dir}", file=sys.stderr)
     errors = [r["submission"] for r in rows.rows if r["status"] == GRADER_ERROR]
     if errors:
-        print(f"regrade these ({len(errors)}: the grader failed, not the students; they have no score yet): "
-              f"{', '.join(printable(e) for e in errors)}\n  python -m booktools grade {args.submissions} "
-              f"--assignment {args.assignment} --out {args.out} --regrade-errors", file=sys.stderr)
+        print(
+            f"regrade these ({len(errors)}: the grader failed, not the students; they have no score yet): "
+            f"{', '.join(printable(e) for e in errors)}\n  python -m booktools grade {args.submissions} "
+            f"--assignment {args.assignment} --out {args.out} --regrade-errors",
+            file=sys.stderr,
+        )
         return 3
     return 0
 

@@ -21,6 +21,7 @@ Used by ``python -m booktools grade``. Three parts:
   tests call as if they were local (``predict``, ``update``, attributes, functions).
   Every reply is decoded with ``onlinelib.plain_data``: data, never objects.
 """
+
 from __future__ import annotations
 
 import ast
@@ -138,7 +139,11 @@ def resolve_forbidden(names) -> dict[str, set[str] | None]:
 
 
 def _stub_function(node, label: str, assignment: str):
-    keep = [d for d in node.decorator_list if isinstance(d, ast.Name) and d.id in ("property", "staticmethod", "classmethod")]
+    keep = [
+        d
+        for d in node.decorator_list
+        if isinstance(d, ast.Name) and d.id in ("property", "staticmethod", "classmethod")
+    ]
     source = f"def {node.name}(*args, **kwargs):\n    _forbidden_.forbidden({label!r}, {assignment!r})\n"
     stub = ast.parse(source).body[0]
     stub.decorator_list = keep
@@ -179,8 +184,11 @@ def _strip_module(tree, qualnames, module_label: str, assignment: str) -> int:
     # the stubs' one import, after any `from __future__` line and the docstring
     at = 0
     while at < len(tree.body) and (
-        isinstance(tree.body[at], ast.ImportFrom) and tree.body[at].module == "__future__"
-        or at == 0 and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant)
+        isinstance(tree.body[at], ast.ImportFrom)
+        and tree.body[at].module == "__future__"
+        or at == 0
+        and isinstance(tree.body[0], ast.Expr)
+        and isinstance(tree.body[0].value, ast.Constant)
     ):
         at += 1
     tree.body.insert(at, ast.parse("from onlinelib import _forbidden as _forbidden_").body[0])
@@ -236,7 +244,9 @@ def check_bwrap(bwrap: str) -> None:
     """Fail with a clear message if bubblewrap cannot create its namespaces on this machine."""
     probe = subprocess.run(
         [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/true"],
-        capture_output=True, text=True, timeout=30,
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     if probe.returncode != 0:
         raise SystemExit(
@@ -258,7 +268,7 @@ class CgroupLimits:
     def remove_stale(cls) -> None:
         """Kill what is left in, and remove, the cgroups of graders that are no longer running (e.g. killed)."""
         for path in Path("/sys/fs/cgroup").glob(f"**/{cls.PREFIX}*"):
-            pid = path.name[len(cls.PREFIX):].split("-")[0]
+            pid = path.name[len(cls.PREFIX) :].split("-")[0]
             if not pid.isdigit() or Path(f"/proc/{pid}").exists():
                 continue
             stale = cls.__new__(cls)
@@ -285,8 +295,10 @@ class CgroupLimits:
             if "pids" in controllers and "memory" in controllers:
                 self._make(root / name, {"pids.max": processes, "memory.max": memory_bytes, "memory.swap.max": 0})
             return
-        for controller, settings in (("pids", {"pids.max": processes}),
-                                     ("memory", {"memory.limit_in_bytes": memory_bytes})):
+        for controller, settings in (
+            ("pids", {"pids.max": processes}),
+            ("memory", {"memory.limit_in_bytes": memory_bytes}),
+        ):
             if (root / controller / "cgroup.procs").exists():
                 self._make(root / controller / name, settings)
 
@@ -373,7 +385,7 @@ def python_mounts() -> tuple[list[tuple[str, str]], str, list[str]]:
             return host
         for source, target in mounts:
             if host == source or host.startswith(source + "/"):
-                return target + host[len(source):]
+                return target + host[len(source) :]
         mounts.append((host, neutral))
         return neutral
 
@@ -381,8 +393,11 @@ def python_mounts() -> tuple[list[tuple[str, str]], str, list[str]]:
     executable = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
     place(base, SANDBOX_PYTHON)
     interpreter = place(executable, "/grader/python-bin/" + os.path.basename(executable))
-    sites = [place(path, f"/grader/site-packages-{i}")
-             for i, path in enumerate(site.getsitepackages()) if os.path.isdir(path)]
+    sites = [
+        place(path, f"/grader/site-packages-{i}")
+        for i, path in enumerate(site.getsitepackages())
+        if os.path.isdir(path)
+    ]
     return mounts, interpreter, sites
 
 
@@ -414,17 +429,41 @@ class Sandbox:
         self.pending = b""  # the part of the last request the worker has not read yet
         worker_limits = {k: limits[k] for k in ("memory_mb", "cpu_seconds", "file_mb", "processes", "reply_bytes")}
         env = {
-            "PATH": "/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
-            "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp/matplotlib", "NUMBA_CACHE_DIR": "/tmp/numba",
-            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
+            "PATH": "/usr/bin:/bin",
+            "HOME": "/tmp",
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "MPLBACKEND": "Agg",
+            "MPLCONFIGDIR": "/tmp/matplotlib",
+            "NUMBA_CACHE_DIR": "/tmp/numba",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "NUMBA_NUM_THREADS": "1",
         }
         self.cgroups = None
         self.sandboxed = bool(bwrap)
         if bwrap:
-            command = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--uid", "65534", "--gid", "65534",
-                       "--cap-drop", "ALL", "--hostname", "sandbox",
-                       "--ro-bind", "/usr", "/usr"]
+            command = [
+                bwrap,
+                "--unshare-all",
+                "--die-with-parent",
+                "--new-session",
+                "--uid",
+                "65534",
+                "--gid",
+                "65534",
+                "--cap-drop",
+                "ALL",
+                "--hostname",
+                "sandbox",
+                "--ro-bind",
+                "/usr",
+                "/usr",
+            ]
             for link in ("bin", "lib", "lib32", "lib64", "sbin"):
                 target = Path("/") / link
                 if target.is_symlink():
@@ -437,25 +476,66 @@ class Sandbox:
             # /dev read-only: its shm folder would be a second, unlimited writable place. No /proc:
             # its mountinfo would name the host folders behind every bind mount (the repository,
             # the venv, the temporary folders), and nothing the worker needs reads it.
-            command += ["--dev", "/dev", "--remount-ro", "/dev",
-                        "--size", str(limits["tmpfs_mb"] * 2**20), "--perms", "1777", "--tmpfs", "/tmp"]
+            command += [
+                "--dev",
+                "/dev",
+                "--remount-ro",
+                "/dev",
+                "--size",
+                str(limits["tmpfs_mb"] * 2**20),
+                "--perms",
+                "1777",
+                "--tmpfs",
+                "/tmp",
+            ]
             mounts, interpreter, worker_limits["site_dirs"] = python_mounts()
             for host, inside in mounts:
                 command += ["--ro-bind", host, inside]
-            command += ["--ro-bind", str(library), "/grader/lib", "--ro-bind", str(WORKER), "/grader/grade_worker.py",
-                        "--ro-bind", str(box), "/submission", "--dir", "/tmp/work", "--chdir", "/tmp/work"]
+            command += [
+                "--ro-bind",
+                str(library),
+                "/grader/lib",
+                "--ro-bind",
+                str(WORKER),
+                "/grader/grade_worker.py",
+                "--ro-bind",
+                str(box),
+                "/submission",
+                "--dir",
+                "/tmp/work",
+                "--chdir",
+                "/tmp/work",
+            ]
             for extra in sorted(box.iterdir()):
                 if not extra.name.startswith("submission."):
                     command += ["--ro-bind", str(extra), f"/tmp/work/{extra.name}"]
             # bwrap's own root is a tmpfs too: read-only, so /tmp stays the only writable place
             command += ["--remount-ro", "/"]
-            command += ["--", interpreter, "-I", "-S", "/grader/grade_worker.py", "/grader/lib", json.dumps(worker_limits)]
-            self.cgroups = CgroupLimits(name, limits["processes"] + 8, (limits["memory_mb"] + limits["tmpfs_mb"]) * 2**20)
+            command += [
+                "--",
+                interpreter,
+                "-I",
+                "-S",
+                "/grader/grade_worker.py",
+                "/grader/lib",
+                json.dumps(worker_limits),
+            ]
+            self.cgroups = CgroupLimits(
+                name, limits["processes"] + 8, (limits["memory_mb"] + limits["tmpfs_mb"]) * 2**20
+            )
             env_outer = env
             if self.cgroups.dirs:
                 # join the cgroups before bwrap starts, so nothing of the sandbox ever runs outside them
-                command = ["/bin/sh", "-c", 'for f in $GRADER_CGROUPS; do echo $$ > "$f" || exit 125; done; exec "$@"',
-                           "sh", command[0], "--unsetenv", "GRADER_CGROUPS", *command[1:]]
+                command = [
+                    "/bin/sh",
+                    "-c",
+                    'for f in $GRADER_CGROUPS; do echo $$ > "$f" || exit 125; done; exec "$@"',
+                    "sh",
+                    command[0],
+                    "--unsetenv",
+                    "GRADER_CGROUPS",
+                    *command[1:],
+                ]
                 env_outer = dict(env, GRADER_CGROUPS=" ".join(self.cgroups.procs_files))
             self.cwd = "/"
         else:  # --unsafe-no-sandbox: the same worker and protocol, with the lecturer's rights
@@ -463,8 +543,13 @@ class Sandbox:
             env_outer = env
             self.cwd = str(box)
         self.proc = subprocess.Popen(
-            command, cwd=self.cwd, env=env_outer, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True,
+            command,
+            cwd=self.cwd,
+            env=env_outer,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
         os.set_blocking(self.proc.stdin.fileno(), False)
         self.selector = selectors.DefaultSelector()
@@ -525,7 +610,7 @@ class Sandbox:
         while True:
             newline = self.buffer.find(b"\n", self.scanned)
             if newline >= 0:
-                line, self.buffer, self.scanned = self.buffer[:newline], self.buffer[newline + 1:], 0
+                line, self.buffer, self.scanned = self.buffer[:newline], self.buffer[newline + 1 :], 0
                 message = self._parse(line)
                 if "event" in message:
                     self._event(message)
@@ -641,7 +726,9 @@ class Sandbox:
             try:
                 return plain_data.decode(reply["value"])
             except plain_data.PlainDataError as exc:
-                raise RemoteError("TypeError", f"returned something that is not plain data: {_clean(exc, 200)}") from None
+                raise RemoteError(
+                    "TypeError", f"returned something that is not plain data: {_clean(exc, 200)}"
+                ) from None
         self._fail("protocol", "the submission's reply is malformed")
 
     def close(self) -> None:
@@ -684,7 +771,9 @@ class RemoteRef:
             raise RemoteError("TypeError", f"'{self._type}' object is not callable")
         encoded_args = plain_data.encode(list(args))
         encoded_kwargs = plain_data.encode(dict(kwargs))
-        return self._sandbox.value(self._sandbox.request("call", ref=self._ref, args=encoded_args, kwargs=encoded_kwargs))
+        return self._sandbox.value(
+            self._sandbox.request("call", ref=self._ref, args=encoded_args, kwargs=encoded_kwargs)
+        )
 
     def __getattr__(self, name: str):
         if name.startswith("__"):

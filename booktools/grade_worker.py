@@ -41,6 +41,7 @@ student code runs (``input()`` gets end of file). This file runs as a script, by
 ``sys.path`` is how the sandbox hands the submission the assignment's copy of ``onlinelib``;
 it is the one ``sys.path`` change of the course tools.
 """
+
 import json
 import os
 import resource
@@ -50,26 +51,113 @@ import traceback
 # The magics a graded notebook may use: each makes sense offline and runs only code the
 # notebook shows. Everything else is refused with a reason (an allow-list, so that a magic
 # IPython adds later is refused too). `obj?` and `obj??` are %pinfo and %pinfo2.
-LINE_MAGICS = frozenset({
-    "time", "timeit", "matplotlib", "config", "precision", "pprint", "xmode", "colors", "autoawait",
-    "who", "whos", "who_ls", "pinfo", "pinfo2", "pdoc", "pdef", "psource", "psearch", "env", "set_env", "pwd",
-})
-CELL_MAGICS = frozenset({
-    "time", "timeit", "capture", "html", "HTML", "markdown", "latex", "svg", "SVG", "javascript", "js",
-})
+LINE_MAGICS = frozenset(
+    {
+        "time",
+        "timeit",
+        "matplotlib",
+        "config",
+        "precision",
+        "pprint",
+        "xmode",
+        "colors",
+        "autoawait",
+        "who",
+        "whos",
+        "who_ls",
+        "pinfo",
+        "pinfo2",
+        "pdoc",
+        "pdef",
+        "psource",
+        "psearch",
+        "env",
+        "set_env",
+        "pwd",
+    }
+)
+CELL_MAGICS = frozenset(
+    {
+        "time",
+        "timeit",
+        "capture",
+        "html",
+        "HTML",
+        "markdown",
+        "latex",
+        "svg",
+        "SVG",
+        "javascript",
+        "js",
+    }
+)
 # Common in notebook templates, harmless, and with nothing to do in a run from top to bottom:
 # accepted and skipped, so that they cost nobody marks.
 SKIPPED_LINE_MAGICS = frozenset({"load_ext autoreload", "reload_ext autoreload", "autoreload"})
 # Why the common refused ones are refused; any other magic gets the general reason.
 WHY_REFUSED = {
-    **dict.fromkeys(("!", "sx", "system", "bash", "sh", "script", "perl", "ruby", "python", "python2", "python3",
-                     "pypy", "alias", "unalias", "rehashx", "killbgscripts"), "runs a shell command"),
+    **dict.fromkeys(
+        (
+            "!",
+            "sx",
+            "system",
+            "bash",
+            "sh",
+            "script",
+            "perl",
+            "ruby",
+            "python",
+            "python2",
+            "python3",
+            "pypy",
+            "alias",
+            "unalias",
+            "rehashx",
+            "killbgscripts",
+        ),
+        "runs a shell command",
+    ),
     **dict.fromkeys(("pip", "conda", "mamba", "micromamba", "uv"), "installs packages"),
-    **dict.fromkeys(("run", "load", "loadpy", "load_ext", "reload_ext", "unload_ext", "aimport", "edit", "ed",
-                     "macro", "rerun", "recall", "rep", "history", "hist", "code_wrap", "writefile", "file", "save",
-                     "store", "logstart", "logon", "logoff", "logstop", "logstate", "cd", "pushd", "popd", "dirs",
-                     "dhist", "bookmark", "pycat", "pfile", "notebook", "pastebin"),
-                    "runs code or uses files from outside the notebook"),
+    **dict.fromkeys(
+        (
+            "run",
+            "load",
+            "loadpy",
+            "load_ext",
+            "reload_ext",
+            "unload_ext",
+            "aimport",
+            "edit",
+            "ed",
+            "macro",
+            "rerun",
+            "recall",
+            "rep",
+            "history",
+            "hist",
+            "code_wrap",
+            "writefile",
+            "file",
+            "save",
+            "store",
+            "logstart",
+            "logon",
+            "logoff",
+            "logstop",
+            "logstate",
+            "cd",
+            "pushd",
+            "popd",
+            "dirs",
+            "dhist",
+            "bookmark",
+            "pycat",
+            "pfile",
+            "notebook",
+            "pastebin",
+        ),
+        "runs code or uses files from outside the notebook",
+    ),
     **dict.fromkeys(("debug", "pdb"), "starts the interactive debugger"),
 }
 # Where %time and %%time compile the code they time.
@@ -134,8 +222,10 @@ def refusal(shown: str, name: str) -> str:
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     if name in WHY_REFUSED:
         return f"`{shown}` {WHY_REFUSED[name]}, which a graded notebook may not do; remove it"
-    return (f"`{shown}` is not one of the magics the grader runs (those that make sense offline, such as "
-            "%time, %timeit, %%capture and %matplotlib); remove it")
+    return (
+        f"`{shown}` is not one of the magics the grader runs (those that make sense offline, such as "
+        "%time, %timeit, %%capture and %matplotlib); remove it"
+    )
 
 
 def notebook_shell():
@@ -249,8 +339,12 @@ def notebook_shell():
     config.DisplayFormatter.active_types = ["text/plain"]  # no PNG of every figure: nobody looks at it
     warnings.filterwarnings("ignore", "To exit: use 'exit', 'quit', or Ctrl-D", UserWarning)
     shell = GradingShell.instance(config=config)
-    shell.set_hook("show_in_pager", lambda _shell, data, start=0, screen_lines=0: print(
-        data.get("text/plain", "") if isinstance(data, dict) else data))
+    shell.set_hook(
+        "show_in_pager",
+        lambda _shell, data, start=0, screen_lines=0: print(
+            data.get("text/plain", "") if isinstance(data, dict) else data
+        ),
+    )
     return shell
 
 
@@ -299,7 +393,9 @@ def run_cell(shell, cell: dict, memory_mb: int):
     if isinstance(before, MemoryError) or isinstance(error, MemoryError):
         return {"status": "memory", "reason": f"ran out of memory (the limit is {memory_mb} MB) in code cell {number}"}
     if isinstance(before, SyntaxError):
-        where = f"code cell {number}" + (f", line {before.lineno + leading_blank_lines(source)}" if before.lineno else "")
+        where = f"code cell {number}" + (
+            f", line {before.lineno + leading_blank_lines(source)}" if before.lineno else ""
+        )
         return {"status": "syntax_error", "reason": f"syntax error in {where}: {before.msg}"}
     if before is not None:  # e.g. null bytes in the source
         return {"status": "syntax_error", "reason": f"code cell {number} cannot be compiled: {exception_text(before)}"}
@@ -336,9 +432,15 @@ class Worker:
         if len(line) > self.reply_bytes and "value" in message:
             # refused here, as one failed check; a reply that still arrives too long ends the submission
             size = len(line)
-            message = {"id": message.get("id"), "forbidden": message["forbidden"],
-                       **self.error(ValueError(f"returned {size / 2**20:.1f} MB of data, more than the "
-                                               f"limit of {self.reply_bytes // 1024} KB"))}
+            message = {
+                "id": message.get("id"),
+                "forbidden": message["forbidden"],
+                **self.error(
+                    ValueError(
+                        f"returned {size / 2**20:.1f} MB of data, more than the limit of {self.reply_bytes // 1024} KB"
+                    )
+                ),
+            }
             line = json.dumps(message, separators=(",", ":"))
         self.out.write(line + "\n")
         self.out.flush()
@@ -357,8 +459,12 @@ class Worker:
         try:
             cells = read_cells(request["notebook"])
         except MemoryError:
-            return {"outcome": {"status": "memory",
-                                "reason": f"ran out of memory (the limit is {self.memory_mb} MB) while reading the notebook"}}
+            return {
+                "outcome": {
+                    "status": "memory",
+                    "reason": f"ran out of memory (the limit is {self.memory_mb} MB) while reading the notebook",
+                }
+            }
         except BaseException as exc:
             return {"outcome": {"status": "unreadable", "reason": f"cannot read the notebook: {exception_text(exc)}"}}
 
@@ -374,11 +480,20 @@ class Worker:
         self.send({"event": "checks"})
         name, namespace = request["function"], shell.user_ns
         if name not in namespace:
-            return {"outcome": {"status": "missing", "reason": f"the notebook does not define {name} (keep the name of the stub)"}}
+            return {
+                "outcome": {
+                    "status": "missing",
+                    "reason": f"the notebook does not define {name} (keep the name of the stub)",
+                }
+            }
         target = namespace[name]
         if not callable(target):
-            return {"outcome": {"status": "missing",
-                                "reason": f"{name} is a {type(target).__name__}, not a function or class"}}
+            return {
+                "outcome": {
+                    "status": "missing",
+                    "reason": f"{name} is a {type(target).__name__}, not a function or class",
+                }
+            }
         if request.get("kind") == "function" and request.get("read_only"):
             target = unchanged_arguments(target)  # the assignment says its arguments stay as they were
         kept = self.keep(target)
@@ -410,8 +525,10 @@ class Worker:
         except plain_data.PlainDataError as exc:
             if keep:
                 return self.keep(value)
-            raise TypeError(f"returned something that is not plain data: {exc} "
-                            "(return numbers, arrays, lists, tuples, dicts or strings)") from None
+            raise TypeError(
+                f"returned something that is not plain data: {exc} "
+                "(return numbers, arrays, lists, tuples, dicts or strings)"
+            ) from None
 
     def serve(self, requests) -> None:
         for line in requests:
@@ -457,6 +574,7 @@ def main() -> int:
     os.close(devnull)
     sys.path.insert(0, libdir)  # the assignment's copy of onlinelib, without the parts to be written
     import numpy  # noqa: F401  (imported before the notebook, as a kernel would have it)
+
     import onlinelib  # noqa: F401
 
     worker = Worker(reply_fd, limits["memory_mb"], limits["reply_bytes"])

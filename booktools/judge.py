@@ -24,6 +24,7 @@ interpreter's start.
 Statuses a judge reports besides the student's (graded, timeout, memory, ...):
 ``grader-error`` (retried once by the run, then listed under "regrade these").
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -97,39 +98,60 @@ def judge(config: JudgeConfig, box: Path, notebook: str, deadline: float, cgroup
     hidden = load_hidden(config.hidden_path)
     student_box = None
     try:
-        student_box = sandbox.Sandbox(box, config.library, config.limits, deadline, bwrap=config.bwrap,
-                                      name=cgroup_name)
+        student_box = sandbox.Sandbox(
+            box, config.library, config.limits, deadline, bwrap=config.bwrap, name=cgroup_name
+        )
         where = f"/submission/{notebook}" if config.bwrap else str(box / notebook)
-        outcome = student_box.run_notebook(where, hidden.FUNCTION, hidden.KIND,
-                                           read_only=bool(getattr(hidden, "READ_ONLY_ARGUMENTS", False)))
+        outcome = student_box.run_notebook(
+            where, hidden.FUNCTION, hidden.KIND, read_only=bool(getattr(hidden, "READ_ONLY_ARGUMENTS", False))
+        )
         if outcome["status"] != "ok":
             status = outcome["status"] if isinstance(outcome["status"], str) else "protocol"
             row.update(status=status, feedback=sandbox._clean(outcome.get("reason", ""), 400))
         else:
             report = hidden.grade(student_box.value(outcome))
             score, _ = report.clamp()
-            row.update(status="graded", score=min(score, config.max_score), feedback=report.feedback(),
-                       checks=list(report.checks))
+            row.update(
+                status="graded",
+                score=min(score, config.max_score),
+                feedback=report.feedback(),
+                checks=list(report.checks),
+            )
     except sandbox.SandboxFailure as failure:
         status = GRADER_ERROR if failure.infrastructure else failure.status
         row.update(status=status, score=0.0, feedback=failure.reason)
     except sandbox.RemoteError as exc:  # the student's code raised where the hidden tests did not expect it
-        row.update(status="error", score=0.0,
-                   feedback=f"the hidden tests stopped: {exc.remote_type}: {sandbox._clean(exc, 300)}")
+        row.update(
+            status="error",
+            score=0.0,
+            feedback=f"the hidden tests stopped: {exc.remote_type}: {sandbox._clean(exc, 300)}",
+        )
     except MemoryError:
-        row.update(status="memory", score=0.0, checks=[],
-                   feedback=f"the grader's checks of this submission's replies needed more than the judge's "
-                            f"{config.judge_memory_mb} MB")
+        row.update(
+            status="memory",
+            score=0.0,
+            checks=[],
+            feedback=f"the grader's checks of this submission's replies needed more than the judge's "
+            f"{config.judge_memory_mb} MB",
+        )
     except Exception as exc:  # noqa: BLE001 - a fault of the hidden tests or the grader, not the student's
-        row.update(status=GRADER_ERROR, score=0.0, checks=[],
-                   feedback=f"the grader failed on this submission: {type(exc).__name__}: {sandbox._clean(exc, 300)}")
+        row.update(
+            status=GRADER_ERROR,
+            score=0.0,
+            checks=[],
+            feedback=f"the grader failed on this submission: {type(exc).__name__}: {sandbox._clean(exc, 300)}",
+        )
     finally:
         if student_box is not None:
             student_box.close()
     if student_box is not None and student_box.forbidden and row["status"] != GRADER_ERROR:
         names = ", ".join(student_box.forbidden[:3])
-        row.update(status="forbidden", score=0.0, checks=[],
-                   feedback=f"uses {names}, which assignment {config.assignment!r} asks you to write yourself")
+        row.update(
+            status="forbidden",
+            score=0.0,
+            checks=[],
+            feedback=f"uses {names}, which assignment {config.assignment!r} asks you to write yourself",
+        )
     return row
 
 
@@ -139,12 +161,20 @@ def _judge_main(connection, config: JudgeConfig, box: Path, notebook: str, deadl
     try:
         row = judge(config, box, notebook, deadline, cgroup_name)
     except MemoryError:
-        row = {"score": 0.0, "status": "memory", "checks": [],
-               "feedback": f"the grader's checks of this submission's replies needed more than the judge's "
-                           f"{config.judge_memory_mb} MB"}
+        row = {
+            "score": 0.0,
+            "status": "memory",
+            "checks": [],
+            "feedback": f"the grader's checks of this submission's replies needed more than the judge's "
+            f"{config.judge_memory_mb} MB",
+        }
     except BaseException as exc:  # noqa: BLE001 - reported as the grader's error, retried by the run
-        row = {"score": 0.0, "status": GRADER_ERROR, "checks": [],
-               "feedback": f"the grader failed on this submission: {type(exc).__name__}: {sandbox._clean(exc, 300)}"}
+        row = {
+            "score": 0.0,
+            "status": GRADER_ERROR,
+            "checks": [],
+            "feedback": f"the grader failed on this submission: {type(exc).__name__}: {sandbox._clean(exc, 300)}",
+        }
     connection.send(row)
     connection.close()
 
@@ -172,8 +202,9 @@ def run_judge(config: JudgeConfig, box: Path, notebook: str, cgroup_name: str) -
     context = _context()
     deadline = time.monotonic() + config.limits["timeout"]
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_judge_main, args=(sender, config, box, notebook, deadline, cgroup_name),
-                              daemon=True)
+    process = context.Process(
+        target=_judge_main, args=(sender, config, box, notebook, deadline, cgroup_name), daemon=True
+    )
     try:
         process.start()
         sender.close()
@@ -189,12 +220,20 @@ def run_judge(config: JudgeConfig, box: Path, notebook: str, cgroup_name: str) -
             process.join()
             sandbox.CgroupLimits.remove_named(cgroup_name)  # its sandbox died with it; its cgroups did not
             if overran:
-                row = {"score": 0.0, "status": "timeout", "checks": [],
-                       "feedback": f"timed out after {config.limits['timeout']:g} s: the grader's checks of this "
-                                   f"submission's replies did not finish in time"}
+                row = {
+                    "score": 0.0,
+                    "status": "timeout",
+                    "checks": [],
+                    "feedback": f"timed out after {config.limits['timeout']:g} s: the grader's checks of this "
+                    f"submission's replies did not finish in time",
+                }
             else:
-                row = {"score": 0.0, "status": GRADER_ERROR, "checks": [],
-                       "feedback": f"the grader's judge process ended without a result (exit code {process.exitcode})"}
+                row = {
+                    "score": 0.0,
+                    "status": GRADER_ERROR,
+                    "checks": [],
+                    "feedback": f"the grader's judge process ended without a result (exit code {process.exitcode})",
+                }
         process.join(timeout=JUDGE_GRACE)
         if process.is_alive():
             process.kill()

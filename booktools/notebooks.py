@@ -6,6 +6,7 @@ chapter is a MyST Markdown notebook exactly when myst-nb, which builds the book,
 one; and the notebook a chapter is, cell by cell, is the one jupytext reads from it (as
 Jupyter does on Binder, through jupytext's contents manager).
 """
+
 from __future__ import annotations
 
 from pathlib import Path

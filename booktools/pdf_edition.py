@@ -17,7 +17,12 @@ Playwright (``browser_check.launch``), waits for MathJax, images, widgets and fo
 (``page.pdf``). The parts are joined after a cover page with a table of contents, and
 the bookmarks are rebuilt as one tree: a bookmark per page, its headings below it. Folded
 code stays folded, as on the site; code blocks wrap instead of running off the page.
+
+The build leaves the introduction's link to this PDF as a note that says how to make it
+(``_ext/pdf_link.py``); once the PDF is written, the link is put back into the site. The
+printed introduction leaves that note out, link or not: a PDF need not offer itself.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,6 +39,7 @@ from playwright.async_api import Browser, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from pypdf import PdfReader, PdfWriter
 
+from _ext.pdf_link import PDF_NAME, sync_pages
 from booktools.browser_check import VIEWPORT, find_browser, launch, open_and_settle, toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,12 +47,19 @@ BOOK_TITLE = "Online Learning: Mistake Bounds, Proofs and Code"
 A4 = {"width": "8.27in", "height": "11.69in"}  # (Playwright's format="A4" is 11.7 in high)
 MARGIN = "0.6in"
 FOOTER = '<div style="font-size:7px;width:100%;text-align:center;color:#555"><span class="title"></span></div>'
+# The cover says what the site's footer says (html.extra_footer in _config.yml), which print hides.
+LICENSE_NOTE = (
+    "© 2026 The onlinelib authors. Text, figures and exercises: CC BY 4.0 "
+    "(https://creativecommons.org/licenses/by/4.0/, LICENSE-TEXT.md). "
+    "Code: MIT license (LICENSE)."
+)
 # Printed copies wrap long code lines (the site scrolls them) and drop the folded cells'
-# "Show code" toggles, which do nothing on paper.
+# "Show code" toggles, which do nothing on paper, and the intro's note that offers this PDF.
 PRINT_CSS = """
 @media print {
   pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
   details.hide > summary { display: none !important; }
+  .admonition:has(.pdf-edition-link, .pdf-edition-link-missing) { display: none !important; }
 }
 """
 # The headings a printed page shows, in document order, as plain text: maths as the Unicode
@@ -85,11 +98,19 @@ async def print_page(browser: Browser, url: str, timeout: float) -> tuple[bytes,
         title = await page.title()
         await page.emulate_media(media="print")
         headings = await page.evaluate(HEADINGS_JS)
-        pdf = await asyncio.wait_for(page.pdf(
-            **A4, margin={"top": MARGIN, "bottom": MARGIN, "left": MARGIN, "right": MARGIN},
-            print_background=True, outline=True, tagged=True,
-            display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
-        ), timeout * 2)
+        pdf = await asyncio.wait_for(
+            page.pdf(
+                **A4,
+                margin={"top": MARGIN, "bottom": MARGIN, "left": MARGIN, "right": MARGIN},
+                print_background=True,
+                outline=True,
+                tagged=True,
+                display_header_footer=True,
+                header_template="<span></span>",
+                footer_template=FOOTER,
+            ),
+            timeout * 2,
+        )
         return pdf, title.split(" — ")[0].strip(), headings
     finally:
         await page.close()
@@ -104,6 +125,7 @@ td {{ padding: .35em 0; border-bottom: 1px dotted #bbb; }} td:last-child {{ text
 .meta {{ color: #555; }}</style></head><body>
 <h1>{BOOK_TITLE}</h1>
 <p class="meta">PDF edition, printed from the HTML book ({html.escape(revision)}).</p>
+<p class="meta">{html.escape(LICENSE_NOTE)}</p>
 <div style="page-break-before: always"></div>
 <h2>Contents</h2><table>{rows}</table></body></html>"""
 
@@ -121,15 +143,16 @@ def copy_outline(writer: PdfWriter, reader: PdfReader, items, titles: dict, offs
         if isinstance(item, list):
             copy_outline(writer, reader, item, titles, offset, last)
         elif titles[id(item)] != "Contents":
-            last = writer.add_outline_item(title=titles[id(item)],
-                                           page_number=reader.get_destination_page_number(item) + offset,
-                                           parent=parent)
+            last = writer.add_outline_item(
+                title=titles[id(item)], page_number=reader.get_destination_page_number(item) + offset, parent=parent
+            )
 
 
 def revision() -> str:
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
         return f"revision {out}"
     except (OSError, subprocess.CalledProcessError):
         return "no git revision"
@@ -160,11 +183,11 @@ async def print_book(executable: str, site: Path, pages: list[str], timeout: flo
             for page in pages:
                 data, title, headings = await print_page(browser, (site / page).as_uri(), timeout)
                 reader = PdfReader(io.BytesIO(data))
-                outline = reader.outline   # a new list on every access: keep this one
+                outline = reader.outline  # a new list on every access: keep this one
                 marks = flatten(outline)
                 if len(marks) != len(headings):
                     raise RuntimeError(f"{page}: {len(marks)} bookmarks for {len(headings)} printed headings")
-                printed.append((page, title, reader, outline, {id(m): h for m, h in zip(marks, headings)}))
+                printed.append((page, title, reader, outline, {id(m): h for m, h in zip(marks, headings, strict=True)}))
                 print(f"printed {page}: {len(reader.pages)} pages", flush=True)
             # The cover's contents need the parts' first pages, and those depend on the cover's
             # length: two pages (title, contents) as long as the contents fit on one page.
@@ -191,11 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("--toc", type=Path, default=ROOT / "_toc.yml")
-    parser.add_argument("--out", type=Path, default=None, help="default: <site>/online-learning.pdf")
+    parser.add_argument("--out", type=Path, default=None, help=f"default: <site>/{PDF_NAME}")
     parser.add_argument("--timeout", type=float, default=90.0)
     parser.add_argument("--browser", default=None)
     args = parser.parse_args(argv)
-    out = args.out or args.site / "online-learning.pdf"
+    out = args.out or args.site / PDF_NAME
     executable = find_browser(args.browser)
     if executable is None:
         print("no Chromium found: install it (apt-get install chromium) or set $CHROMIUM", file=sys.stderr)
@@ -209,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     printed, cover_reader, parts = asyncio.run(print_book(executable, args.site, pages, args.timeout))
     writer = PdfWriter()
     writer.append(cover_reader, import_outline=False)
-    for (page, title, reader, top, titles), (_, first) in zip(printed, parts):
+    for (_page, title, reader, top, titles), (_, first) in zip(printed, parts, strict=True):
         writer.append(reader, import_outline=False)
         mark = writer.add_outline_item(title=title, page_number=first - 1)
         # Chromium's outline has the page's h1 as its one top item; its children are the sections.
@@ -220,8 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "wb") as f:
         writer.write(f)
-    print(f"{out}: {len(writer.pages)} pages from {len(printed)} pages of the site "
-          f"in {time.monotonic() - start:.0f} s")
+    print(f"{out}: {len(writer.pages)} pages from {len(printed)} pages of the site in {time.monotonic() - start:.0f} s")
+    # The build left the intro's link to the PDF as a note saying how to make it (_ext/pdf_link.py).
+    for page in sync_pages(args.site, pages):
+        print(f"{page}: the link to the PDF edition is back")
     return 0
 
 

@@ -34,6 +34,7 @@ executed notebooks in ``_build/student/_build/jupyter_execute``). The build is s
 (``-W -n --keep-going``) and every chapter is executed afresh. ``tests/test_student_edition.py``
 then checks that no solution text reached any file of the build.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,38 +70,53 @@ SKIP_NAMES = {"_build", "__pycache__", ".ipynb_checkpoints", ".jupyter_cache", "
 # The block structure of MyST Markdown as myst-parser reads it: CommonMark, the YAML front
 # matter, the notebook cell breaks (``+++``) and ``:::`` fences (colon_fence, on in _config.yml).
 # Only blocks matter here, so inline parsing is off.
-_MARKDOWN = (MarkdownIt("commonmark").use(front_matter_plugin).use(myst_block_plugin).use(colon_fence_plugin)
-             .disable(["inline", "text_join"]))
+_MARKDOWN = (
+    MarkdownIt("commonmark")
+    .use(front_matter_plugin)
+    .use(myst_block_plugin)
+    .use(colon_fence_plugin)
+    .disable(["inline", "text_join"])
+)
 # Where markdown-it ends a line (it reads \r\n and a lone \r as \n): a split after each line end.
 _LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 # Directives whose content is not Markdown: never looked into.
-_OPAQUE = {"code-cell", "code", "code-block", "sourcecode", "math", "raw", "literalinclude",
-           "eval-rst", "csv-table", "glue:math"}
+_OPAQUE = {
+    "code-cell",
+    "code",
+    "code-block",
+    "sourcecode",
+    "math",
+    "raw",
+    "literalinclude",
+    "eval-rst",
+    "csv-table",
+    "glue:math",
+}
 
 
 @dataclass
 class Removed:
     """One block taken out of a source file."""
 
-    kind: str    # "gated-solution", "solution", "lecturer-only"
-    label: str   # the solution's exercise label, the directive argument, or "" if none
-    body: str    # the text inside the block (without its opening and closing fences)
-    start: int   # first removed line, 1-based
-    end: int     # last removed line, 1-based
+    kind: str  # "gated-solution", "solution", "lecturer-only"
+    label: str  # the solution's exercise label, the directive argument, or "" if none
+    body: str  # the text inside the block (without its opening and closing fences)
+    start: int  # first removed line, 1-based
+    end: int  # last removed line, 1-based
 
 
 @dataclass
 class Fence:
     """A fenced block (a code fence or a MyST directive) of a MyST Markdown file, as markdown-it finds it."""
 
-    start: int           # index of the opening line
-    close: int           # index of the closing line (the end of the text, or of the
-                         # enclosing block, if unterminated)
-    name: str | None     # directive name, or None for a plain code fence
+    start: int  # index of the opening line
+    close: int  # index of the closing line (the end of the text, or of the
+    # enclosing block, if unterminated)
+    name: str | None  # directive name, or None for a plain code fence
     arg: str
-    content: int         # index of the first line of the directive's content (after options)
+    content: int  # index of the first line of the directive's content (after options)
     options: dict
-    markdown: str        # the content from line ``content`` on, without the fence's indentation
+    markdown: str  # the content from line ``content`` on, without the fence's indentation
 
 
 @dataclass
@@ -125,7 +141,7 @@ def _directive(info: str, colon: bool) -> tuple[str | None, str]:
     word, arg = (info.split(maxsplit=1) + ["", ""])[:2]
     if word.startswith("{") and word.endswith("}") and len(word) > 2:
         return word[1:-1], arg.strip()
-    if colon and word:                     # :::name is a directive too with colon_fence
+    if colon and word:  # :::name is a directive too with colon_fence
         return word, arg.strip()
     return None, ""
 
@@ -148,7 +164,7 @@ def _blocks(lines: list[str], text: str, offset: int, breaks: bool) -> list:
             start, close = offset + first, offset + (end - 1 if closed else end)
             name, arg = _directive(token.info, token.type == "colon_fence")
             options, content = _options(lines, start + 1, close) if name is not None else ({}, start + 1)
-            found.append(Fence(start, close, name, arg, content, options, "".join(body[content - start - 1:])))
+            found.append(Fence(start, close, name, arg, content, options, "".join(body[content - start - 1 :])))
     return found
 
 
@@ -174,7 +190,7 @@ def _options(lines: list[str], lo: int, hi: int) -> tuple[dict, int]:
         end = next((j for j in range(lo + 1, hi) if lines[j].strip() == "---"), None)
         if end is not None:
             try:
-                loaded = yaml.safe_load("".join(lines[lo + 1:end]))
+                loaded = yaml.safe_load("".join(lines[lo + 1 : end]))
             except yaml.YAMLError:
                 loaded = None
             if isinstance(loaded, dict):
@@ -235,31 +251,37 @@ def _scan(lines: list[str], markdown: str, offset: int, top: bool, out: list[Rem
                 while k < len(blocks) and not (isinstance(blocks[k], _CellBreak) or blocks[k].name == "code-cell"):
                     k += 1
                 j = blocks[k].start if k < len(blocks) else hi
-                out.append(Removed("lecturer-only", "", "".join(lines[f.start + 1:j]), f.start + 1, j))
+                out.append(Removed("lecturer-only", "", "".join(lines[f.start + 1 : j]), f.start + 1, j))
             continue
         if f.name == "solution-end":
             raise SolutionSyntaxError(f"line {f.start + 1}: solution-end without a solution-start")
         if f.name == "solution-start":
             # the next solution-start or solution-end fence (cell breaks do not end a solution)
-            k = next((m for m in range(k, len(blocks)) if isinstance(blocks[m], Fence)
-                      and blocks[m].name in ("solution-start", "solution-end")), len(blocks))
+            k = next(
+                (
+                    m
+                    for m in range(k, len(blocks))
+                    if isinstance(blocks[m], Fence) and blocks[m].name in ("solution-start", "solution-end")
+                ),
+                len(blocks),
+            )
             if k == len(blocks):
                 raise SolutionSyntaxError(f"line {f.start + 1}: solution-start {f.arg} has no solution-end")
             end = blocks[k]
             if end.name == "solution-start":
-                raise SolutionSyntaxError(f"line {end.start + 1}: solution-start inside the solution "
-                                          f"opened at line {f.start + 1}")
-            body = "".join(lines[f.close + 1:end.start])
+                raise SolutionSyntaxError(
+                    f"line {end.start + 1}: solution-start inside the solution opened at line {f.start + 1}"
+                )
+            body = "".join(lines[f.close + 1 : end.start])
             out.append(Removed("gated-solution", f.arg, body, f.start + 1, min(end.close, hi - 1) + 1))
             k += 1
             continue
         if f.name == "solution" or (f.name is not None and _is_lecturer_only(f)):
             kind = "solution" if f.name == "solution" else "lecturer-only"
             label = f.arg if f.name == "solution" else str(f.options.get("label", f.arg))
-            out.append(Removed(kind, label, "".join(lines[f.content:f.close]), f.start + 1,
-                               min(f.close, hi - 1) + 1))
+            out.append(Removed(kind, label, "".join(lines[f.content : f.close]), f.start + 1, min(f.close, hi - 1) + 1))
         elif f.name is not None and f.name not in _OPAQUE:
-            _scan(lines, f.markdown, f.content, False, out)   # directive content is Markdown
+            _scan(lines, f.markdown, f.content, False, out)  # directive content is Markdown
 
 
 def find_removals(text: str) -> list[Removed]:
@@ -283,7 +305,7 @@ def strip_solutions(text: str) -> tuple[str, list[str]]:
     keep: list[str] = []
     i = 0
     for r in removed:
-        keep.extend(lines[i:r.start - 1])
+        keep.extend(lines[i : r.start - 1])
         i = r.end
         if keep and not keep[-1].strip() and i < len(lines) and not lines[i].strip():
             i += 1
@@ -310,7 +332,7 @@ def strip_notebook(nb: dict) -> tuple[dict, int]:
             if end is None:
                 removed += 1
                 continue
-            src, in_solution = "".join(_lines(src)[end.close + 1:]), False
+            src, in_solution = "".join(_lines(src)[end.close + 1 :]), False
         if cell.get("cell_type") == "markdown":
             try:
                 src, bodies = strip_solutions(src)
@@ -335,8 +357,7 @@ def strip_notebook(nb: dict) -> tuple[dict, int]:
 
 def is_lecturer_path(rel: Path) -> bool:
     """True for files meant for lecturers only: under a ``lecturer/`` directory, or ``*_lecturer*``."""
-    return any(part.lower() == "lecturer" or fnmatch.fnmatch(part.lower(), "*_lecturer*")
-               for part in rel.parts)
+    return any(part.lower() == "lecturer" or fnmatch.fnmatch(part.lower(), "*_lecturer*") for part in rel.parts)
 
 
 def _prune_toc(entry, gone):
@@ -344,8 +365,7 @@ def _prune_toc(entry, gone):
     if isinstance(entry, list):
         kept = []
         for item in entry:
-            if isinstance(item, dict) and isinstance(item.get("file"), str) \
-                    and _no_suffix(item["file"]) in gone:
+            if isinstance(item, dict) and isinstance(item.get("file"), str) and _no_suffix(item["file"]) in gone:
                 continue
             kept.append(_prune_toc(item, gone))
         return kept
@@ -387,7 +407,7 @@ def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dic
     tops = set(ALWAYS_COPY) | set(include)
     for name in toc_entries(toc) + toc_globs(toc) + _config_paths(config):
         top = Path(name).parts[0]
-        if len(Path(name).parts) == 1 and not (root / top).exists():   # a page at the top: intro
+        if len(Path(name).parts) == 1 and not (root / top).exists():  # a page at the top: intro
             tops |= {p.name for p in root.glob(glob_escape(top) + ".*")}
         else:
             tops.add(top)
@@ -435,11 +455,13 @@ def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dic
 
     gone = {_no_suffix(f) for f in summary["left out"]}
     if gone & {_no_suffix(f) for f in toc_entries(toc)}:
-        (dest / "_toc.yml").write_text(yaml.safe_dump(_prune_toc(toc, gone), sort_keys=False),
-                                       encoding="utf-8")
+        (dest / "_toc.yml").write_text(yaml.safe_dump(_prune_toc(toc, gone), sort_keys=False), encoding="utf-8")
     _check_clean(dest)
-    left_out = {f: (root / f).read_text(encoding="utf-8", errors="replace")
-                for f in summary["left out"] if Path(f).suffix in (".md", ".ipynb")}
+    left_out = {
+        f: (root / f).read_text(encoding="utf-8", errors="replace")
+        for f in summary["left out"]
+        if Path(f).suffix in (".md", ".ipynb")
+    }
     _check_references(removed_blocks, dest, left_out)
     return summary
 
@@ -467,8 +489,7 @@ def _check_clean(dest: Path) -> None:
                 raise SystemExit(f"{path}: '{m.group(0).strip()}' is still there after stripping")
 
 
-def _check_references(removed: dict[str, list[Removed]], dest: Path,
-                      left_out: dict[str, str] | None = None) -> None:
+def _check_references(removed: dict[str, list[Removed]], dest: Path, left_out: dict[str, str] | None = None) -> None:
     """Fail early if the remaining text refers to something the student edition lost.
 
     That is a label defined only inside a removed block or in a left-out file
@@ -489,11 +510,11 @@ def _check_references(removed: dict[str, list[Removed]], dest: Path,
     for path in sorted(dest.rglob("*.md")):
         text = path.read_text(encoding="utf-8")
         for label, (rel, owner) in labels.items():
-            pattern = (r"(\{[\w:-]+\}`([^`]*<)?" + re.escape(label) + r">?`|\]\(#?"
-                       + re.escape(label) + r"\))")
+            pattern = r"(\{[\w:-]+\}`([^`]*<)?" + re.escape(label) + r">?`|\]\(#?" + re.escape(label) + r"\))"
             if re.search(pattern, text):
-                problems.append(f"{path.relative_to(dest)} refers to {label}, which is defined in "
-                                f"a removed block ({rel}, {owner})")
+                problems.append(
+                    f"{path.relative_to(dest)} refers to {label}, which is defined in a removed block ({rel}, {owner})"
+                )
         for page in pages:  # a Markdown link or a {doc} role to the page
             if re.search(r"(\]\(|\{doc\}`([^`]*<)?)[^)`>]*\b" + re.escape(page) + r"(\.md|\.ipynb)?[)>`#]", text):
                 problems.append(f"{path.relative_to(dest)} links to {page}, a left-out lecturer page")
@@ -523,22 +544,38 @@ def set_repository_url(config_path: Path, url: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Build the student edition of the book: every solution and lecturer-only "
-                    "item removed from the sources before the (strict) build.")
-    parser.add_argument("--root", type=Path, default=ROOT,
-                        help="the repository (default: the one holding booktools)")
-    parser.add_argument("--src-out", type=Path, default=None,
-                        help=f"where to write the stripped sources (default: ROOT/{DEFAULT_SRC_OUT})")
-    parser.add_argument("--out", type=Path, default=None,
-                        help=f"jupyter-book --path-output (default: ROOT/{DEFAULT_OUT}); "
-                             "the HTML goes to OUT/_build/html")
-    parser.add_argument("--include", action="append", default=[], metavar="PATH",
-                        help="an extra top-level file or directory to copy (repeatable)")
-    parser.add_argument("--repository-url", metavar="URL",
-                        help="the student edition's repository.url (its Binder and Live Code buttons), "
-                             "e.g. a repository holding only the stripped sources; default: the book's")
+        "item removed from the sources before the (strict) build."
+    )
+    parser.add_argument("--root", type=Path, default=ROOT, help="the repository (default: the one holding booktools)")
+    parser.add_argument(
+        "--src-out",
+        type=Path,
+        default=None,
+        help=f"where to write the stripped sources (default: ROOT/{DEFAULT_SRC_OUT})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"jupyter-book --path-output (default: ROOT/{DEFAULT_OUT}); the HTML goes to OUT/_build/html",
+    )
+    parser.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="an extra top-level file or directory to copy (repeatable)",
+    )
+    parser.add_argument(
+        "--repository-url",
+        metavar="URL",
+        help="the student edition's repository.url (its Binder and Live Code buttons), "
+        "e.g. a repository holding only the stripped sources; default: the book's",
+    )
     parser.add_argument("--no-build", action="store_true", help="only write the stripped sources")
-    parser.add_argument("--not-strict", action="store_true",
-                        help="build without -W -n --keep-going (for local experiments only)")
+    parser.add_argument(
+        "--not-strict", action="store_true", help="build without -W -n --keep-going (for local experiments only)"
+    )
     args = parser.parse_args(argv)
 
     root = args.root.resolve()
@@ -546,10 +583,12 @@ def main(argv: list[str] | None = None) -> int:
     out = (args.out or root / DEFAULT_OUT).resolve()
 
     summary = make_student_sources(root, src_out, args.include)
-    print(f"student sources in {src_out}: {summary['files']} files; removed "
-          f"{summary['gated-solution']} gated solutions, {summary['solution']} other solutions, "
-          f"{summary['lecturer-only']} lecturer-only blocks; left out "
-          f"{len(summary['left out'])} lecturer files")
+    print(
+        f"student sources in {src_out}: {summary['files']} files; removed "
+        f"{summary['gated-solution']} gated solutions, {summary['solution']} other solutions, "
+        f"{summary['lecturer-only']} lecturer-only blocks; left out "
+        f"{len(summary['left out'])} lecturer files"
+    )
     for name in summary["left out"]:
         print(f"  left out {name}")
     if args.repository_url is not None:
@@ -560,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if out == root or out in root.parents:
         raise SystemExit(f"refusing to build into {out}")
-    if (out / "_build").exists():   # never let an older build's pages survive into this one
+    if (out / "_build").exists():  # never let an older build's pages survive into this one
         shutil.rmtree(out / "_build")
     cmd = [_jupyter_book(), "build", str(src_out), "--path-output", str(out)]
     if not args.not_strict:
@@ -568,9 +607,11 @@ def main(argv: list[str] | None = None) -> int:
     print("$", " ".join(cmd), flush=True)
     start = time.perf_counter()
     rc = subprocess.call(cmd)
-    print(f"student edition built in {time.perf_counter() - start:.0f} s: "
-          f"{out / '_build' / 'html' / 'index.html'}" if rc == 0 else
-          f"student edition build failed (exit {rc})")
+    print(
+        f"student edition built in {time.perf_counter() - start:.0f} s: {out / '_build' / 'html' / 'index.html'}"
+        if rc == 0
+        else f"student edition build failed (exit {rc})"
+    )
     return rc
 
 

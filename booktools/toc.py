@@ -4,6 +4,7 @@ The student edition, the browser check, the PDF edition, the Binder check and th
 tests all need the pages of the book in order; they take them from here, so that a page is
 in the book for a tool exactly when jupyter-book's own TOC parser puts it there.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -9,6 +9,7 @@ theory (``bounds``, ``online_to_batch``), the protocol and its proof instruments
 (``protocol``, ``observers``, ``validation``). Each chapter's experiments and figures are in
 ``onlinelib.chapters``, its interactive explorer in ``onlinelib.explorers``.
 """
+
 import importlib as _importlib
 
 from .adversaries import (

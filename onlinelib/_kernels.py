@@ -16,6 +16,7 @@ or ``(n, 0, 0.0)`` if there is none; ``score`` is that row's score. A row change
 g = orientation * (score - threshold) * y is negative, or zero with
 ``flag_at_zero[y > 0]`` set.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -20,6 +20,7 @@ deterministic).
 The stream generators (random, separable, disjunction, expert and half-cube streams) are in
 ``onlinelib.streams``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -331,7 +332,9 @@ class MarginAdversaryRun(NamedTuple):
     trace: Trace
 
 
-def margin_adversary(learner: Learner, margin: Any, radius: Any = 1, n_features: int | None = None) -> MarginAdversaryRun:
+def margin_adversary(
+    learner: Learner, margin: Any, radius: Any = 1, n_features: int | None = None
+) -> MarginAdversaryRun:
     """Force floor(R^2 / gamma^2) mistakes on any deterministic learner (chapter 3, Theorem "margin lower bound").
 
     Shows x_t = R e_t for t = 1, ..., k with k = floor(R^2 / gamma^2), computed
@@ -372,7 +375,9 @@ def margin_adversary(learner: Learner, margin: Any, radius: Any = 1, n_features:
         raise ValueError(f"margin must be at most radius ({r_float}), got {margin!r}")
     k = math.floor(r_exact**2 / gamma**2)
     if k > MAX_ADVERSARY_ROUNDS:
-        raise ValueError(f"margin {margin!r} needs k = {k} > {MAX_ADVERSARY_ROUNDS} rounds (a dense k x d stream); use a larger margin")
+        raise ValueError(
+            f"margin {margin!r} needs k = {k} > {MAX_ADVERSARY_ROUNDS} rounds (a dense k x d stream); use a larger margin"
+        )
     d = k if n_features is None else check_int(n_features, "n_features", low=1)
     if d < k:
         raise ValueError(f"n_features must be at least floor(R^2/gamma^2) = {k}, got {d}")
@@ -492,7 +497,7 @@ def exhaustive_adversary(
         counts = [c for _, c in classes]
         best, move = 0, None
         for take in itertools.product(*(range(c + 1) for c in counts)):
-            base = sum((t * power(e) for t, e in zip(take, exps)), Fraction(0))
+            base = sum((t * power(e) for t, e in zip(take, exps, strict=True)), Fraction(0))
             for with_relevant in (True, False):
                 if not with_relevant and not any(take):
                     continue  # the zero vector: negative, predicted negative, never a mistake
@@ -501,7 +506,7 @@ def exhaustive_adversary(
                     continue
                 step = 1 if with_relevant else -1
                 new: dict[int, int] = {}
-                for t, e, c in zip(take, exps, counts):
+                for t, e, c in zip(take, exps, counts, strict=True):
                     if c - t:
                         new[e] = new.get(e, 0) + c - t
                     if t:
@@ -519,7 +524,7 @@ def exhaustive_adversary(
     rows, labels = [], []
     while True:
         irrelevant = exponents[1:]
-        classes = tuple(sorted(zip(*np.unique(irrelevant, return_counts=True)))) if n > 1 else ()
+        classes = tuple(sorted(zip(*np.unique(irrelevant, return_counts=True), strict=True))) if n > 1 else ()
         classes = tuple((int(e), int(c)) for e, c in classes)
         _, move = memo[(int(exponents[0]), classes)]
         if move is None:
@@ -527,7 +532,7 @@ def exhaustive_adversary(
         with_relevant, take = move
         x = np.zeros(n, dtype=np.uint8)
         x[0] = with_relevant
-        for (e, _), t in zip(classes, take):
+        for (e, _), t in zip(classes, take, strict=True):
             members = 1 + np.flatnonzero(irrelevant == e)
             x[members[:t]] = 1
         step = 1 if with_relevant else -1
@@ -623,7 +628,7 @@ def winnow2_exact_replay(
     exponents = np.zeros(n, dtype=np.int64)
     predictions = np.zeros(len(y), dtype=np.int8)
     scores: list[Fraction] = []
-    for t, (x, label) in enumerate(zip(X, y.tolist())):
+    for t, (x, label) in enumerate(zip(X, y.tolist(), strict=True)):
         active = np.flatnonzero(x)
         weights, cap = _scaled_weights(exponents, a, th)
         score = sum(weights[i] for i in active.tolist())

@@ -9,6 +9,7 @@ Elimination bound; for the Perceptron also Novikoff's bound in exact rational ar
 hinge-loss bound without a separating vector (chapter 3). Chapter 5: the bounds of (Randomized)
 Weighted Majority.
 """
+
 from __future__ import annotations
 
 import math
@@ -164,12 +165,12 @@ def exact_novikoff_bound(X: Any, y: Any, u: Any) -> Fraction:
     u_exact = [Fraction(v) for v in u.tolist()]  # Python ints or floats: exact
     radius2 = Fraction(0)
     xi: Fraction | None = None
-    for row, label in zip(X, y.tolist()):
+    for row, label in zip(X, y.tolist(), strict=True):
         nz = np.flatnonzero(row)
         values = row.tolist()
         entries = [Fraction(values[i]) for i in nz.tolist()]
         radius2 = max(radius2, sum((e * e for e in entries), Fraction(0)))
-        score = label * sum((e * u_exact[i] for e, i in zip(entries, nz.tolist())), Fraction(0))
+        score = label * sum((e * u_exact[i] for e, i in zip(entries, nz.tolist(), strict=True)), Fraction(0))
         xi = score if xi is None or score < xi else xi
     if xi is None or xi <= 0:
         raise ValueError(f"u must separate the stream (min_t y_t <u, x_t> > 0), got {float(xi)!r}")
@@ -238,8 +239,9 @@ def winnow2_bound(n_features: int, n_relevant: int, alpha: float, theta: float) 
     alpha = check_real(alpha, "alpha", 1.0)
     theta = check_real(theta, "theta", 0.0)
     if alpha * theta < 1:
-        raise ValueError(f"theta must be at least 1 / alpha = {1 / alpha:.6g} for the bound "
-                         f"(1 + log_alpha theta >= 0), got {theta}")
+        raise ValueError(
+            f"theta must be at least 1 / alpha = {1 / alpha:.6g} for the bound (1 + log_alpha theta >= 0), got {theta}"
+        )
     return alpha / (alpha - 1) * n / theta + k * (alpha + 1) * (1 + np.log(theta) / np.log(alpha))
 
 
@@ -281,8 +283,9 @@ def winnow2_margin_bound(
     alpha = check_real(alpha, "alpha", 1.0)
     contraction = 1 - alpha * (1 - delta)
     if contraction <= 0:
-        raise ValueError(f"alpha must be below 1 / (1 - delta) = {1 / (1 - delta):.6g} "
-                         f"for delta = {delta!r}, got {alpha!r}")
+        raise ValueError(
+            f"alpha must be below 1 / (1 - delta) = {1 / (1 - delta):.6g} for delta = {delta!r}, got {alpha!r}"
+        )
     theta = check_real(theta, "theta", 0.0)
     if alpha * theta < 1:
         raise ValueError(f"theta must be at least 1 / alpha = {1 / alpha:.6g}, got {theta!r}")

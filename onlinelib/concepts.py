@@ -10,6 +10,7 @@ Instances are referred to by their index. Classes over Boolean vectors (such as
 monotone disjunctions) also keep the vector of each instance in ``instances``,
 and ``encode`` maps vectors back to indices.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -67,8 +68,10 @@ class ConceptClass:
             if bad.any():
                 i, j = np.argwhere(bad)[0]
                 hint = " (a ±1 labelling? use table == 1)" if np.isin(arr, (-1, 1)).all() else ""
-                raise ValueError(f"table must hold Boolean entries (True/False or 0/1), got {arr[i, j].item()!r} "
-                                 f"at concept {i}, instance {j}{hint}")
+                raise ValueError(
+                    f"table must hold Boolean entries (True/False or 0/1), got {arr[i, j].item()!r} "
+                    f"at concept {i}, instance {j}{hint}"
+                )
             arr = arr.astype(bool)
         # Stored instance-major so that the column of one instance, the thing a
         # learner reads every round, is a contiguous row.
@@ -82,7 +85,9 @@ class ConceptClass:
             raise ValueError(f"instances must have one entry per column ({arr.shape[1]}), got {len(instances)}")
         self.instances = instances
         if concept_names is not None and len(concept_names) != arr.shape[0]:
-            raise ValueError(f"concept_names must have one entry per concept ({arr.shape[0]}), got {len(concept_names)}")
+            raise ValueError(
+                f"concept_names must have one entry per concept ({arr.shape[0]}), got {len(concept_names)}"
+            )
         self.concept_names = list(concept_names) if concept_names is not None else None
         self._ldim_cache: dict[bytes, int] = {}
 
@@ -136,7 +141,9 @@ class ConceptClass:
                     "use ConceptClass.encode to turn bit vectors into indices"
                 )
         if not 0 <= x < self.n_instances:
-            raise ValueError(f"{name} must be an instance of {self.name}, an integer in [0, {self.n_instances}), got {x}")
+            raise ValueError(
+                f"{name} must be an instance of {self.name}, an integer in [0, {self.n_instances}), got {x}"
+            )
         return int(x)
 
     def check_instances(self, X: Any, name: str = "X") -> np.ndarray:
@@ -166,7 +173,9 @@ class ConceptClass:
         """Return ``mask`` as a Boolean array over the concepts, or raise."""
         arr = np.asarray(mask)
         if arr.shape != (self.size,) or arr.dtype != bool:
-            raise ValueError(f"{name} must be a Boolean array of shape ({self.size},), got {arr.dtype} array of shape {arr.shape}")
+            raise ValueError(
+                f"{name} must be a Boolean array of shape ({self.size},), got {arr.dtype} array of shape {arr.shape}"
+            )
         return arr
 
     # -- labels ----------------------------------------------------------------
@@ -231,7 +240,9 @@ def singletons(m: int, include_empty: bool = True) -> ConceptClass:
     if include_empty:
         table = np.vstack([table, np.zeros((1, m), dtype=bool)])
         names.append("empty")
-    return ConceptClass(table, name=f"singletons on {m} points" + (" + empty" if include_empty else ""), concept_names=names)
+    return ConceptClass(
+        table, name=f"singletons on {m} points" + (" + empty" if include_empty else ""), concept_names=names
+    )
 
 
 def monotone_disjunctions(n: int, max_terms: int | None = None) -> ConceptClass:
@@ -283,7 +294,10 @@ def check_concept_class(concept_class: Any) -> ConceptClass:
     A bare Boolean table gets a hint: wrap it as ``onlinelib.ConceptClass(table)``.
     """
     if not isinstance(concept_class, ConceptClass):
-        hint = (" (wrap a Boolean table as onlinelib.ConceptClass(table))"
-                if isinstance(concept_class, (np.ndarray, list, tuple)) else "")
+        hint = (
+            " (wrap a Boolean table as onlinelib.ConceptClass(table))"
+            if isinstance(concept_class, (np.ndarray, list, tuple))
+            else ""
+        )
         raise TypeError(f"concept_class must be an onlinelib.ConceptClass, got {type(concept_class).__name__}{hint}")
     return concept_class

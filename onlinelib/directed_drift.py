@@ -21,6 +21,7 @@ Internally the simulator works in coordinates relative to w* (w_i w*_i), in whic
 w* = (1, ..., 1); the algorithm is equivariant under flipping the sign of a
 coordinate, so this changes nothing but the cost.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,8 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from .validation import Interval, check_int, check_rng, check_scalar
 from .streams import check_sign_vector, halfcube_vote_sums, ones_halfcube
+from .validation import Interval, check_int, check_rng, check_scalar
 
 __all__ = [
     "DirectedDrift",
@@ -121,7 +122,9 @@ class DriftRun:
 
     def __repr__(self) -> str:
         mean, sem = self.mean_and_sem()
-        return f"DriftRun(trials={self.trials}, mean mistakes={mean:.2f} ± {sem:.2f}, finished={int(self.finished.sum())})"
+        return (
+            f"DriftRun(trials={self.trials}, mean mistakes={mean:.2f} ± {sem:.2f}, finished={int(self.finished.sum())})"
+        )
 
 
 class DirectedDrift:
@@ -155,8 +158,15 @@ class DirectedDrift:
         the literal count (at most n).
     """
 
-    def __init__(self, n: int, delta: float | None = None, *, batch: str | None = None,
-                 m: int | None = None, multi_rule: str = "literal"):
+    def __init__(
+        self,
+        n: int,
+        delta: float | None = None,
+        *,
+        batch: str | None = None,
+        m: int | None = None,
+        multi_rule: str = "literal",
+    ):
         self.n = check_int(n, "n", low=1)
         self.delta = None if delta is None else check_scalar(delta, "delta", Interval(float, 0, 1, "neither"))
         if batch not in BATCH_MODES:
@@ -167,7 +177,9 @@ class DirectedDrift:
         self.multi_rule = multi_rule
         if batch is None:
             if m is not None and check_int(m, "m", low=1) != 1:
-                raise ValueError(f"m is the batch size of the batch modes; without batch it must be None or 1, got {m!r}")
+                raise ValueError(
+                    f"m is the batch size of the batch modes; without batch it must be None or 1, got {m!r}"
+                )
             self.m = 1
         elif m is None:
             self.m = (single_bit_batch_size if batch == "single" else multi_bit_batch_size)(max(self.n, 2))
@@ -178,8 +190,9 @@ class DirectedDrift:
     def __repr__(self) -> str:
         return f"DirectedDrift(n={self.n}, delta={self.delta}, batch={self.batch!r}, m={self.m})"
 
-    def simulate(self, w_star: Any, trials: int, rng: np.random.Generator, *, w0: Any = None,
-                 max_examples: int = 10**8) -> DriftRun:
+    def simulate(
+        self, w_star: Any, trials: int, rng: np.random.Generator, *, w0: Any = None, max_examples: int = 10**8
+    ) -> DriftRun:
         """Run ``trials`` independent copies of the algorithm, all advanced together.
 
         Parameters
@@ -205,7 +218,9 @@ class DirectedDrift:
         else:
             shape = np.shape(w0)
             if shape not in ((self.n,), (1, self.n), (trials, self.n)):
-                raise ValueError(f"w0 must have shape (n,) = ({self.n},) or (trials, n) = ({trials}, {self.n}), got {shape}")
+                raise ValueError(
+                    f"w0 must have shape (n,) = ({self.n},) or (trials, n) = ({trials}, {self.n}), got {shape}"
+                )
             W = np.array(np.broadcast_to(check_sign_vector(np.ravel(w0), "w0").reshape(shape), (trials, self.n)))
         W = (W * w_star).astype(np.int8)  # relative coordinates: right = +1, wrong = -1
         initial_distance = (W < 0).sum(axis=1).astype(np.int64)
@@ -240,8 +255,14 @@ class DirectedDrift:
                 self._update(W, bad, U[wrong], Y[wrong], rng, flips, bad_flips, examples)
                 self._settle(W, active, finished, stopped, examples, run, only=bad)
         return DriftRun(
-            mistakes=mistakes, examples=examples, flips=flips, bad_flips=bad_flips, stopped=stopped,
-            finished=finished, final_distance=(W < 0).sum(axis=1).astype(np.int64), w=(W * w_star).astype(np.int8),
+            mistakes=mistakes,
+            examples=examples,
+            flips=flips,
+            bad_flips=bad_flips,
+            stopped=stopped,
+            finished=finished,
+            final_distance=(W < 0).sum(axis=1).astype(np.int64),
+            w=(W * w_star).astype(np.int8),
             initial_distance=initial_distance,
         )
 
@@ -364,7 +385,11 @@ class DirectedDriftChain:
         """log T_d, T_d = expected mistakes to go from d to d - 1 (float, log space), d = 1..n."""
         log_T = np.zeros(self.n + 1)
         for d in range(self.n - 1, 0, -1):
-            log_p = math.log(float(self.good_flip_probability(d))) if self.exact else self._log_down[d] - self._log_mistake[d]
+            log_p = (
+                math.log(float(self.good_flip_probability(d)))
+                if self.exact
+                else self._log_down[d] - self._log_mistake[d]
+            )
             log_q = math.log1p(-math.exp(log_p)) if log_p < 0 else -math.inf
             log_T[d] = np.logaddexp(0.0, log_q + log_T[d + 1]) - log_p
         return log_T
@@ -402,7 +427,12 @@ class DirectedDriftChain:
             log_cum[d] = np.logaddexp(log_cum[d - 1], log_T[d])
         if d0 is not None:
             return float(log_cum[check_int(d0, "d0", low=0, high=self.n)])
-        log_weights = gammaln(self.n + 1) - gammaln(np.arange(self.n + 1) + 1) - gammaln(self.n - np.arange(self.n + 1) + 1) - self.n * math.log(2)
+        log_weights = (
+            gammaln(self.n + 1)
+            - gammaln(np.arange(self.n + 1) + 1)
+            - gammaln(self.n - np.arange(self.n + 1) + 1)
+            - self.n * math.log(2)
+        )
         return float(logsumexp(log_weights[1:] + log_cum[1:]))
 
     # -- the stopping rule D3 ---------------------------------------------------------------
@@ -444,7 +474,9 @@ class DirectedDriftChain:
         h = np.clip(h, 0.0, 1.0)  # rounding only
         if d0 is not None:
             return float(h[check_int(d0, "d0", low=0, high=n)])
-        weights = np.exp(gammaln(n + 1) - gammaln(np.arange(n + 1) + 1) - gammaln(n - np.arange(n + 1) + 1) - n * math.log(2))
+        weights = np.exp(
+            gammaln(n + 1) - gammaln(np.arange(n + 1) + 1) - gammaln(n - np.arange(n + 1) + 1) - n * math.log(2)
+        )
         return float(np.clip(weights @ h / weights.sum(), 0.0, 1.0))  # a probability, up to rounding
 
 
@@ -471,7 +503,9 @@ def _exact_rates(n: int) -> tuple[list[Fraction], list[Fraction]]:
 @lru_cache(maxsize=64)
 def _log_rates(n: int) -> tuple[np.ndarray, np.ndarray]:
     """ln P(mistake | d) and ln P(mistake and a good flip | d), d = 0..n, in floats."""
-    A = np.arange((n + 1) // 2, n + 1)  # |B+| = sum_{A >= n/2} C(n, A), A = agreements with w* (ties A = n/2 count fully)
+    A = np.arange(
+        (n + 1) // 2, n + 1
+    )  # |B+| = sum_{A >= n/2} C(n, A), A = agreements with w* (ties A = n/2 count fully)
     log_Z = float(logsumexp(_log_comb(n, A)))
     log_mistake = np.full(n + 1, -np.inf)
     log_down = np.full(n + 1, -np.inf)

@@ -35,6 +35,7 @@ the weights are 0 and 1 and the float vote is already an exact integer.
 ``wrong_fraction`` (F_t) and ``log_potential`` stay floating-point
 measurements, accurate to about 1e-16 relative.
 """
+
 from __future__ import annotations
 
 import math
@@ -60,9 +61,7 @@ _CHUNK_ELEMENTS = 2**22  # rounds x experts per chunk: about 32 MB of float64
 _ETA_WHY = "0 never learns; above 1 weights turn negative"
 
 
-def check_eta(
-    eta: Any, name: str = "eta", *, high: float = 1, closed: str = "right", why: str = _ETA_WHY
-) -> float:
+def check_eta(eta: Any, name: str = "eta", *, high: float = 1, closed: str = "right", why: str = _ETA_WHY) -> float:
     """Return the learning rate ``eta`` as a float after checking that it is in (0, 1] (chapter 5).
 
     eta = 0 would never learn, and eta > 1 would make weights negative. eta = 1 is
@@ -188,7 +187,7 @@ def _exact_vote_sign(counts: np.ndarray, advice: np.ndarray, rate: tuple[int, in
     a, q = rate
     excess = counts - counts.min()
     net: dict[int, int] = {}
-    for e, p in zip(excess.tolist(), advice.tolist()):
+    for e, p in zip(excess.tolist(), advice.tolist(), strict=True):
         net[e] = net.get(e, 0) + p
     net = {e: n for e, n in net.items() if n}
     if not net:
@@ -390,5 +389,7 @@ class RandomizedWeightedMajority(WeightedMajority):
     def predict(self, x: Any) -> int:
         x = self._advice(x)
         cumulative = np.cumsum(self.weights)
-        pick = min(int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right")), self.n_experts - 1)
+        pick = min(
+            int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right")), self.n_experts - 1
+        )
         return int(x[pick])

@@ -16,6 +16,7 @@ ipywidgets (``pip install "./[widgets]"``), which is imported here only, when a 
 * chapter 7: ``drift_explorer`` (``onlinelib.chapters.directed_drift``)
 * chapter 8: ``learning_curve_explorer`` (``onlinelib.chapters.learning_curves``)
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -101,7 +102,10 @@ def mistake_explorer(seed: int = 0):
         plt.show()
 
     return draw_on_demand(
-        draw, class_name=class_box, size=size_box, adversary=adversary_box,
+        draw,
+        class_name=class_box,
+        size=size_box,
+        adversary=adversary_box,
         seed=seed_box,
     )
 
@@ -120,8 +124,7 @@ def winnow1_explorer(seed: int = 0):
     lg_n_box = widgets.IntSlider(value=10, min=2, max=12, description="lg n")
     k_box = widgets.IntSlider(value=4, min=1, max=16, description="k")
     ratio_box = widgets.SelectionSlider(
-        options=[("1/16", 1 / 16), ("1/8", 1 / 8), ("1/4", 1 / 4), ("1/2", 1 / 2),
-                 ("1", 1.0), ("2", 2.0), ("4", 4.0)],
+        options=[("1/16", 1 / 16), ("1/8", 1 / 8), ("1/4", 1 / 4), ("1/2", 1 / 2), ("1", 1.0), ("2", 2.0), ("4", 4.0)],
         value=1 / 2,
         description="theta / n",
     )
@@ -139,7 +142,11 @@ def winnow1_explorer(seed: int = 0):
         plt.show()
 
     return draw_on_demand(
-        draw, lg_n=lg_n_box, k=k_box, ratio=ratio_box, stream=stream_box,
+        draw,
+        lg_n=lg_n_box,
+        k=k_box,
+        ratio=ratio_box,
+        stream=stream_box,
         seed=seed_box,
     )
 
@@ -181,7 +188,11 @@ def perceptron_explorer(seed: int = 0):
         plt.show()
 
     return draw_on_demand(
-        draw, kind=kind_box, margin=margin_box, n_features=dim_box, seed=seed_box,
+        draw,
+        kind=kind_box,
+        margin=margin_box,
+        n_features=dim_box,
+        seed=seed_box,
     )
 
 
@@ -206,12 +217,19 @@ def winnow_explorer(seed: int = 0) -> Any:
     def draw(alpha: float, theta_over_n: float, n_features: int, n_relevant: int, seed: int) -> None:
         theta = max(1.0, theta_over_n * n_features)
         k = min(n_relevant, n_features)
-        result = chapter.compare_winnow(alpha, theta, n_features, k, np.random.default_rng(seed), n_streams=10, length=600)
+        result = chapter.compare_winnow(
+            alpha, theta, n_features, k, np.random.default_rng(seed), n_streams=10, length=600
+        )
         chapter.plot_winnow_comparison(result)
         plt.show()
 
     return draw_on_demand(
-        draw, alpha=alpha_box, theta_over_n=ratio_box, n_features=n_box, n_relevant=k_box, seed=seed_box,
+        draw,
+        alpha=alpha_box,
+        theta_over_n=ratio_box,
+        n_features=n_box,
+        n_relevant=k_box,
+        seed=seed_box,
     )
 
 
@@ -245,7 +263,12 @@ def experts_explorer(seed: int = 0):
         plt.show()
 
     return draw_on_demand(
-        draw, kind=kind_box, n_experts=n_box, eta=eta_box, horizon=T_box, seed=seed_box,
+        draw,
+        kind=kind_box,
+        n_experts=n_box,
+        eta=eta_box,
+        horizon=T_box,
+        seed=seed_box,
     )
 
 
@@ -280,12 +303,20 @@ def kernels_explorer(seed: int = 0):
         chapter.plot_theorem4(result)
         plt.tight_layout()
         predicted = "condition fails" if result["predicted"] is None else result["predicted"]
-        print(f"t_max = {result['t_max']}, family size {result['size']}, "
-              f"mistakes {result['n_mistakes']} (predicted: {predicted})")
+        print(
+            f"t_max = {result['t_max']}, family size {result['size']}, "
+            f"mistakes {result['n_mistakes']} (predicted: {predicted})"
+        )
         plt.show()
 
     return draw_on_demand(
-        draw, n=n_box, a=a_box, b=b_box, factor=factor_box, convention=convention_box, seed=seed_box,
+        draw,
+        n=n_box,
+        a=a_box,
+        b=b_box,
+        factor=factor_box,
+        convention=convention_box,
+        seed=seed_box,
     )
 
 
@@ -302,8 +333,7 @@ def drift_explorer(seed: int = 0):
 
     seed = check_int(seed, "seed", 0)
     n_box = widgets.IntSlider(value=15, min=3, max=chapter.MAX_EXPLORER_N, description="n")
-    delta_box = widgets.FloatLogSlider(value=0.05, base=10, min=-4, max=-0.3, step=0.1,
-                                       description="delta")
+    delta_box = widgets.FloatLogSlider(value=0.05, base=10, min=-4, max=-0.3, step=0.1, description="delta")
     mode_box = widgets.Dropdown(options=list(chapter.MODES), value="D (one bit)", description="mode")
     m_box = widgets.IntText(value=0, description="m (0: source)")
     trials_box = widgets.IntSlider(value=400, min=10, max=2000, step=10, description="trials")
@@ -316,7 +346,13 @@ def drift_explorer(seed: int = 0):
         )
 
     return draw_on_demand(
-        draw, n=n_box, delta=delta_box, mode=mode_box, m=m_box, trials=trials_box, seed=seed_box,
+        draw,
+        n=n_box,
+        delta=delta_box,
+        mode=mode_box,
+        m=m_box,
+        trials=trials_box,
+        seed=seed_box,
     )
 
 

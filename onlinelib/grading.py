@@ -27,6 +27,7 @@ and memory linear in the size of the smaller of the two values (``first_differen
 arguments to the functions themselves (a non-callable, an empty list of streams, a stream whose
 lengths differ) raise ``TypeError`` or ``ValueError`` naming the argument.
 """
+
 from __future__ import annotations
 
 import copy
@@ -132,7 +133,9 @@ class GradeReport:
     def add(self, name: str, passed: bool, message: str = "", points: float = 1.0) -> Check:
         """Append a check decided elsewhere (e.g. a custom test in a lecturer file) and return it."""
         points = check_real(points, "points", 0.0, strict=False)
-        check = Check(str(name), bool(passed), points if passed else 0.0, points, _clip(message or ("ok" if passed else "failed")))
+        check = Check(
+            str(name), bool(passed), points if passed else 0.0, points, _clip(message or ("ok" if passed else "failed"))
+        )
         self.checks.append(check)
         return check
 
@@ -406,7 +409,7 @@ def _numeric_array(a: Any, shape: tuple) -> np.ndarray | None:
             if isinstance(v, (bool, np.bool_)):
                 pass
             elif isinstance(v, (int, np.integer)):
-                if not -2**63 <= v < 2**63:
+                if not -(2**63) <= v < 2**63:
                     return False  # a big int: compared exactly, entry by entry
             elif isinstance(v, (float, np.floating)):
                 floats = True
@@ -505,7 +508,11 @@ def _fmt_int(n: int) -> str:
     if n.bit_length() <= 13000:
         text = str(n)
         digits = text.lstrip("-")
-        return text if len(digits) <= 60 else f"{text[:-len(digits)]}{digits[:25]}...{digits[-25:]} ({len(digits)} digits)"
+        return (
+            text
+            if len(digits) <= 60
+            else f"{text[: -len(digits)]}{digits[:25]}...{digits[-25:]} ({len(digits)} digits)"
+        )
     exponent = math.log10(abs(n))
     head = f"{10 ** (exponent - math.floor(exponent)):.15f}".replace(".", "")[:15]
     tail = f"{abs(n) % 10**20:020d}"
@@ -609,7 +616,9 @@ def _where(path: tuple, rounds: bool) -> str:
     return head
 
 
-def mismatch(expected: Any, actual: Any, rtol: float, atol: float, *, rounds: bool = False, prefix: str = "") -> str | None:
+def mismatch(
+    expected: Any, actual: Any, rtol: float, atol: float, *, rounds: bool = False, prefix: str = ""
+) -> str | None:
     """The message for the first difference of ``actual`` from ``expected``, or None if they agree.
 
     Shared by the public checks and the hidden tests (every assignment). Never raises: a value
@@ -670,13 +679,17 @@ def unchanged_arguments(fn: Callable) -> Callable:
     def call(*args, **kwargs):
         before = copy.deepcopy((args, kwargs))
         result = fn(*args, **kwargs)
-        passed = [(names[i] if i < len(names) else f"number {i + 1}", old, new)
-                  for i, (old, new) in enumerate(zip(before[0], args))]
+        passed = [
+            (names[i] if i < len(names) else f"number {i + 1}", old, new)
+            for i, (old, new) in enumerate(zip(before[0], args, strict=True))
+        ]
         passed += [(key, before[1][key], kwargs[key]) for key in kwargs]
         for name, old, new in passed:
             if first_difference(old, new, 0.0, 0.0) is not None:
-                raise ValueError(f"changed its argument {name} in place; the assignment asks for a new value "
-                                 "and leaves the arguments as they were (copy before changing)")
+                raise ValueError(
+                    f"changed its argument {name} in place; the assignment asks for a new value "
+                    "and leaves the arguments as they were (copy before changing)"
+                )
         return result
 
     return call
@@ -698,8 +711,17 @@ def _label(v: Any) -> int | None:
         return None
 
 
-def check_learner(student_factory: Callable, reference: Any, stream: Stream, X: Any, y: np.ndarray,
-                  *, observe: Mapping[str, Callable], rtol: float, atol: float) -> Check:
+def check_learner(
+    student_factory: Callable,
+    reference: Any,
+    stream: Stream,
+    X: Any,
+    y: np.ndarray,
+    *,
+    observe: Mapping[str, Callable],
+    rtol: float,
+    atol: float,
+) -> Check:
     """Play the student's learner and the ``reference`` learner round by round on one stream.
 
     One check of a learner assignment (halving, winnow1, kernel_perceptron), shared by the public
@@ -744,7 +766,11 @@ def check_learner(student_factory: Callable, reference: Any, stream: Stream, X: 
         if prediction is None:
             return _fail(name, points, f"round {t + 1}: predict must return -1 or +1, returned {_fmt(actual)}")
         if prediction != expected:
-            return _fail(name, points, f"first difference at round {t + 1} (prediction): expected {expected:+d}, got {prediction:+d}")
+            return _fail(
+                name,
+                points,
+                f"first difference at round {t + 1} (prediction): expected {expected:+d}, got {prediction:+d}",
+            )
         reference.update(x, label)
         try:
             student.update(copy.deepcopy(x), label)
@@ -806,10 +832,29 @@ def check_bounds(
         )
     for key, fn in bounds.items():
         if not callable(fn):
-            raise TypeError(f"bounds[{key!r}] must be a function (learner, stream) -> (lhs, rhs), got {type(fn).__name__}")
+            raise TypeError(
+                f"bounds[{key!r}] must be a function (learner, stream) -> (lhs, rhs), got {type(fn).__name__}"
+            )
     points = check_real(points, "points", 0.0, strict=False)
     rtol = check_real(rtol, "rtol", 0.0, strict=False)
     failures: dict[str, str] = {}
+
+    def measure(learner: Any, stream: Stream, live: list[str], when: str) -> None:
+        for key in list(live):
+            try:
+                lhs, rhs = bounds[key](learner, stream)
+                lhs, rhs = float(lhs), float(rhs)
+            except Exception as exc:
+                failures[key] = f"stream {stream.name!r}, {when}: measuring it " + _describe_exception(exc)
+                live.remove(key)
+                continue
+            slack = rtol * abs(rhs) if math.isfinite(rhs) else 0.0
+            if not lhs <= rhs + slack:
+                failures[key] = (
+                    f"fails on stream {stream.name!r} {when}: left side {_fmt(lhs)} > right side {_fmt(rhs)}"
+                )
+                live.remove(key)
+
     for stream, X, y in checked:
         if len(failures) == len(bounds):
             break
@@ -821,22 +866,7 @@ def check_bounds(
                 failures.setdefault(key, message)
             break
         live = [key for key in bounds if key not in failures]
-
-        def measure(when: str) -> None:
-            for key in list(live):
-                try:
-                    lhs, rhs = bounds[key](learner, stream)
-                    lhs, rhs = float(lhs), float(rhs)
-                except Exception as exc:
-                    failures[key] = f"stream {stream.name!r}, {when}: measuring it " + _describe_exception(exc)
-                    live.remove(key)
-                    continue
-                slack = rtol * abs(rhs) if math.isfinite(rhs) else 0.0
-                if not lhs <= rhs + slack:
-                    failures[key] = f"fails on stream {stream.name!r} {when}: left side {_fmt(lhs)} > right side {_fmt(rhs)}"
-                    live.remove(key)
-
-        measure("before round 1")
+        measure(learner, stream, live, "before round 1")
         for t in range(len(y)):
             if not live:
                 break
@@ -849,7 +879,7 @@ def check_bounds(
                     failures[key] = message
                 live.clear()
                 break
-            measure(f"after round {t + 1}")
+            measure(learner, stream, live, f"after round {t + 1}")
     report = GradeReport(title=title)
     for key in bounds:
         if key in failures:
@@ -901,8 +931,14 @@ class PublicChecks:
         from . import plain_data
 
         data = plain_data.decode(data)
-        if not isinstance(data, Mapping) or data.get("format") != PUBLIC_FORMAT or data.get("kind") not in ("learner", "function"):
-            raise ValueError("data must be public checks written by record_public_checks (format 1, kind learner or function)")
+        if (
+            not isinstance(data, Mapping)
+            or data.get("format") != PUBLIC_FORMAT
+            or data.get("kind") not in ("learner", "function")
+        ):
+            raise ValueError(
+                "data must be public checks written by record_public_checks (format 1, kind learner or function)"
+            )
         self.kind, self.title = data["kind"], str(data.get("title", ""))
         self.streams, self.cases, self._recorded = [], [], []
         if self.kind == "learner":
@@ -923,13 +959,18 @@ class PublicChecks:
         atol = check_real(atol, "atol", 0.0, strict=False)
         report = GradeReport(title=self.title)
         if self.kind == "learner":
-            observe = {label: (lambda learner, a=attribute: getattr(learner, a)) for label, attribute in self.observe.items()}
-            for i, (item, (predictions, observed)) in enumerate(zip(self.streams, self._recorded)):
+            observe = {
+                label: (lambda learner, a=attribute: getattr(learner, a)) for label, attribute in self.observe.items()
+            }
+            for i, (item, (predictions, observed)) in enumerate(zip(self.streams, self._recorded, strict=True)):
                 stream, X, y = checked_stream(item, i)
-                report.checks.append(check_learner(candidate, _Replay(predictions, observed), stream, X, y,
-                                                   observe=observe, rtol=rtol, atol=atol))
+                report.checks.append(
+                    check_learner(
+                        candidate, _Replay(predictions, observed), stream, X, y, observe=observe, rtol=rtol, atol=atol
+                    )
+                )
         else:
-            for case, expected in zip(self.cases, self._recorded):
+            for case, expected in zip(self.cases, self._recorded, strict=True):
                 report.checks.append(check_call(candidate, case, expected, rtol=rtol, atol=atol, rounds=self.rounds))
         return report
 

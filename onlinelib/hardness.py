@@ -19,6 +19,7 @@
   *illustration* built for the book (MATH.md section 3.3), not the reduction of
   the paper, which is not reproduced here.
 """
+
 from __future__ import annotations
 
 import math
@@ -179,7 +180,7 @@ def constant_weight_family(
         rows = _random_weight_rows(size, n, a, rng)
         meet = np.triu(np.rint(rows.astype(float) @ rows.T.astype(float)) > b, k=1)
         keep = np.ones(size, dtype=bool)
-        for i, j in zip(*np.nonzero(meet)):  # i < j; drop j unless i is already gone
+        for i, j in zip(*np.nonzero(meet), strict=True):  # i < j; drop j unless i is already gone
             if keep[i]:
                 keep[j] = False
         return SetFamily(rows[keep], n, a, b, size, method, draws=size, conflicts=int(meet.sum()))
@@ -221,11 +222,15 @@ def check_family(sets: Any, a: int, b: int) -> np.ndarray:
     meet = np.triu(np.rint(rows.astype(float) @ rows.T.astype(float)), k=1)
     if (meet > b).any():
         i, j = (int(v) for v in np.argwhere(meet > b)[0])
-        raise ValueError(f"sets must pairwise meet in at most b = {b} elements, but sets {i} and {j} meet in {int(meet[i, j])}")
+        raise ValueError(
+            f"sets must pairwise meet in at most b = {b} elements, but sets {i} and {j} meet in {int(meet[i, j])}"
+        )
     return rows
 
 
-def theorem4_stream(family: SetFamily | Any, a: int | None = None, b: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def theorem4_stream(
+    family: SetFamily | Any, a: int | None = None, b: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The stream of Theorem 4: 0^n (label -1), 1^n (+1), then every set of the family (-1).
 
     All labels agree with the target x_1 x_2 ... x_n. ``family`` is a
@@ -355,8 +360,9 @@ def monomial_features(X: Any) -> sp.csr_matrix:
     (T = 1..2^m - 1), and phi_T(x) = 1 iff every variable of T is 1 in x.
     """
     rows = check_boolean_rows(X, "X")
-    m = check_scalar(rows.shape[1], "m", Interval(int, 1, MAX_MONOMIAL_VARIABLES),
-                     why="brute force over the 2^m - 1 monomials")
+    m = check_scalar(
+        rows.shape[1], "m", Interval(int, 1, MAX_MONOMIAL_VARIABLES), why="brute force over the 2^m - 1 monomials"
+    )
     masks = rows.astype(np.int64) @ (np.int64(1) << np.arange(m, dtype=np.int64))
     monomials = np.arange(1, 2**m, dtype=np.int64)
     blocks = []
@@ -381,7 +387,9 @@ def monomial_weight_exponents(X: Any, y: Any, mistakes: Any) -> np.ndarray:
     if mistakes.dtype != bool:
         raise TypeError(f"mistakes must be a Boolean array (e.g. Trace.mistakes), got dtype {mistakes.dtype}")
     if y.shape != (phi.shape[0],) or mistakes.shape != y.shape:
-        raise ValueError(f"y and mistakes must have one entry per row of X ({phi.shape[0]}), got {y.shape} and {mistakes.shape}")
+        raise ValueError(
+            f"y and mistakes must have one entry per row of X ({phi.shape[0]}), got {y.shape} and {mistakes.shape}"
+        )
     return np.rint(phi.T @ (y * mistakes)).astype(np.int64)
 
 
@@ -400,8 +408,9 @@ class MonomialWinnow(Winnow2):
     """
 
     def __init__(self, m: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = True):
-        self.m = check_scalar(m, "m", Interval(int, 1, MAX_MONOMIAL_VARIABLES),
-                              why="brute force over the 2^m - 1 monomials")
+        self.m = check_scalar(
+            m, "m", Interval(int, 1, MAX_MONOMIAL_VARIABLES), why="brute force over the 2^m - 1 monomials"
+        )
         super().__init__(2**self.m - 1, alpha=alpha, theta=theta, positive_at_threshold=positive_at_threshold)
 
     def prepare(self, X: Any) -> Any:
@@ -511,15 +520,18 @@ def counting_queries(clauses: Any, n: int, alpha: float = 2.0) -> list[int]:
     reduction of Khardon, Roth and Servedio (their gadget is not reproduced).
     """
     clauses, n = _check_clauses(clauses, n)
-    n = check_scalar(n, "n", Interval(int, 1, MAX_MONOMIAL_VARIABLES),
-                     why="to run Winnow over the 2^n - 1 monomials by brute force")
+    n = check_scalar(
+        n, "n", Interval(int, 1, MAX_MONOMIAL_VARIABLES), why="to run Winnow over the 2^n - 1 monomials by brute force"
+    )
     alpha = check_real(alpha, "alpha", 1.0)
     if alpha != int(alpha):
         raise ValueError(f"alpha must be an integer > 1 so that the scores are exact integers, got {alpha}")
     r = len(clauses)
     theta = counting_theta(n, r, alpha)
     if theta >= 2.0**53:
-        raise ValueError(f"2^n alpha^(r^2) must stay below 2^53 for exact float scores; n={n}, r={r}, alpha={alpha} is too large")
+        raise ValueError(
+            f"2^n alpha^(r^2) must stay below 2^53 for exact float scores; n={n}, r={r}, alpha={alpha} is too large"
+        )
     queries = []
     for k in range(r + 1):
         learner = MonomialWinnow(n, alpha=alpha, theta=theta)
@@ -564,14 +576,16 @@ def recover_histogram(queries: Any, alpha: float = 2.0) -> list[Fraction]:
         for r in range(size):
             if r != col and matrix[r][col] != 0:
                 factor = matrix[r][col]
-                matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[col])]
+                matrix[r] = [a - factor * b for a, b in zip(matrix[r], matrix[col], strict=True)]
     return [matrix[v][size] for v in range(size)]
 
 
 # -- Theorem 5: from one threshold bit to the count -------------------------------------
 
 
-def threshold_instance(clauses: Any, n: int, repeats: int, bound: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def threshold_instance(
+    clauses: Any, n: int, repeats: int, bound: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """A KWP(2, theta) instance whose answer is "Q_repeats >= bound" (chapter 6, the threshold step of Theorem 5).
 
     With B = n + repeats * r, the instance is over m = n + B variables

@@ -23,6 +23,7 @@ n <= 62 for the two full kernels) and an object array of Python ints otherwise.
 ``KernelPerceptron`` applies the same rule to its scores, which are sums of up to
 ``|M|`` kernel values, so no score ever overflows or is rounded.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -163,10 +164,8 @@ class BooleanKernel:
         """Readable names of the features, e.g. '1' (empty), 'x1', 'x2 ¬x3' (1-based indices)."""
         positive, negated = self.features(n_features)
         names = []
-        for p, q in zip(positive.tolist(), negated.tolist()):
-            literals = [
-                ("" if p >> i & 1 else "¬") + f"x{i + 1}" for i in range(n_features) if (p | q) >> i & 1
-            ]
+        for p, q in zip(positive.tolist(), negated.tolist(), strict=True):
+            literals = [("" if p >> i & 1 else "¬") + f"x{i + 1}" for i in range(n_features) if (p | q) >> i & 1]
             names.append(" ".join(literals) or "1")
         return names
 
@@ -222,7 +221,9 @@ def _features(n: int, monotone: bool, max_literals: int | None) -> tuple[np.ndar
     k = n if max_literals is None else min(n, max_literals)
     positive_parts, negated_parts = [], []
     for size in range(k + 1):  # conjunctions with exactly `size` literals, built directly
-        variables = np.array(list(itertools.combinations(range(n), size)), dtype=np.int64).reshape(math.comb(n, size), size)
+        variables = np.array(list(itertools.combinations(range(n), size)), dtype=np.int64).reshape(
+            math.comb(n, size), size
+        )
         var_masks = (np.int64(1) << variables).reshape(len(variables), size)
         signs = [(1,) * size] if monotone else list(itertools.product((1, -1), repeat=size))
         for sign in signs:  # which of the chosen variables appear negated
@@ -456,7 +457,17 @@ class KernelPerceptron:
             signs = self._signs[: self.n_updates].astype(values.dtype)
             scores = values @ signs if self.n_updates else np.zeros(len(y) - start, dtype=values.dtype)
             self.kernel_evaluations += counts.size
-            cache = self._stream = [X, start, scores, self.n_updates, factor, bound, suffix_max, X[start:].astype(np.float64), weights.astype(np.float64)]
+            cache = self._stream = [
+                X,
+                start,
+                scores,
+                self.n_updates,
+                factor,
+                bound,
+                suffix_max,
+                X[start:].astype(np.float64),
+                weights.astype(np.float64),
+            ]
         offset, scores, included, bound, rows, row_weights = cache[1], cache[2], cache[3], cache[5], cache[7], cache[8]
         rest = slice(start - offset, None)
         for i in range(included, self.n_updates):  # members of M added since the last scan
@@ -526,6 +537,8 @@ def max_margin_dual(gram: Any, y: Any) -> np.ndarray:
     try:
         R = cholesky(Q)
     except LinAlgError:
-        raise ValueError("gram must be positive definite (distinct points under a strictly positive definite kernel)") from None
+        raise ValueError(
+            "gram must be positive definite (distinct points under a strictly positive definite kernel)"
+        ) from None
     alpha, _ = nnls(R, solve_triangular(R, np.ones(len(labels)), trans="T"))
     return alpha

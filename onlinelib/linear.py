@@ -11,6 +11,7 @@ example-by-example loop, because the score of a row is *defined* as the
 sequential sum computed by ``onlinelib._kernels`` (see there), which is the same
 number whether one row or a million are scored.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -35,8 +36,15 @@ class _LazyKernels:
 
 _kernels: Any = _LazyKernels()
 
-__all__ = ["Perceptron", "Winnow1", "Winnow2", "Elimination", "as_sparse_rows", "winnow1_default_threshold",
-           "winnow2_default_threshold"]
+__all__ = [
+    "Perceptron",
+    "Winnow1",
+    "Winnow2",
+    "Elimination",
+    "as_sparse_rows",
+    "winnow1_default_threshold",
+    "winnow2_default_threshold",
+]
 
 
 def winnow1_default_threshold(n_features: int) -> float:
@@ -247,7 +255,9 @@ class _ThresholdLearner:
         if code == 0:
             return len(y), 0
         if code == 2:
-            raise ValueError(f"x must be finite: the score of round {j + 1} is not (NaN or inf in x, or values too large)")
+            raise ValueError(
+                f"x must be finite: the score of round {j + 1} is not (NaN or inf in x, or values too large)"
+            )
         return j, self._predict_score(score)
 
 
@@ -391,7 +401,9 @@ class Winnow2(_Winnow):
         The proof's m+ and m- (mistakes on positive and on negative examples).
     """
 
-    def __init__(self, n_features: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = False):
+    def __init__(
+        self, n_features: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = False
+    ):
         super().__init__(n_features, theta, default_theta=winnow2_default_threshold(n_features))
         self.alpha = check_real(alpha, "alpha", 1)
         self.positive_at_threshold = bool(positive_at_threshold)

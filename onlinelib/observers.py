@@ -10,6 +10,7 @@ can plot and assert each step of a proof on the same run.
 * Chapter 4 (Littlestone's bound for Winnow): ``proof_observables`` (the potential, the next
   score, the relevant promotions and demotions).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

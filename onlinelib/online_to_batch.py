@@ -12,6 +12,7 @@ E[err_D(h_t)] = Pr(mistake at round t+1), so for tau uniform on {0, ..., T-1}
 for a learner with mistake bound M, and by Markov's inequality
 Pr(err_D(h_tau) > M / (delta T)) <= delta (Littlestone 1989).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,18 +29,21 @@ def _check_distribution(distribution: Any, n: int) -> np.ndarray:
     try:
         p = np.asarray(distribution, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"distribution must be an array of {n} probabilities, got {type(distribution).__name__}") from None
+        raise TypeError(
+            f"distribution must be an array of {n} probabilities, got {type(distribution).__name__}"
+        ) from None
     if p.shape != (n,):
         raise ValueError(f"distribution must have shape ({n},), one probability per instance, got shape {p.shape}")
     if not np.isfinite(p).all() or (p < 0).any() or abs(p.sum() - 1.0) > 1e-9:
         raise ValueError(
-            f"distribution must be non-negative and sum to 1 (within 1e-9), got sum {p.sum()!r} "
-            f"and minimum {p.min()!r}"
+            f"distribution must be non-negative and sum to 1 (within 1e-9), got sum {p.sum()!r} and minimum {p.min()!r}"
         )
     return p
 
 
-def hypothesis_errors(learner: Any, X: Any, y: Any, target_labels: Any, distribution: Any) -> tuple[np.ndarray, np.ndarray]:
+def hypothesis_errors(
+    learner: Any, X: Any, y: Any, target_labels: Any, distribution: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """Run ``learner`` on the stream and measure the true error of each intermediate predictor.
 
     Chapter 1, theorem "Online to batch". Before round t+1 (t = 0, ..., T-1) the
@@ -96,7 +100,7 @@ def hypothesis_errors(learner: Any, X: Any, y: Any, target_labels: Any, distribu
     instances = range(n)
     errors = np.empty(len(X))
     mistakes = np.empty(len(X), dtype=bool)
-    for t, (x, label) in enumerate(zip(X.tolist(), y.tolist())):
+    for t, (x, label) in enumerate(zip(X.tolist(), y.tolist(), strict=True)):
         h = np.fromiter((learner.predict(z) for z in instances), dtype=np.int64, count=n)
         errors[t] = float(p[h != c_star].sum())
         prediction = check_prediction(learner.predict(x), learner, t + 1)

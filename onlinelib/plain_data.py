@@ -15,6 +15,7 @@ an untrusted process sent yields data and only data.
 Tagged values are one-key dicts whose key starts with ``$`` (``{"$tuple": [...]}``); a
 dict with such a key is not plain data.
 """
+
 from __future__ import annotations
 
 import json
@@ -138,35 +139,53 @@ def decode(data: Any, _depth: int = 0) -> Any:
         _expect(isinstance(body, list), "$tuple must hold a list")
         return tuple(_each(body, decode, _depth))
     if tag == "$fraction":
-        _expect(isinstance(body, list) and len(body) == 2 and all(isinstance(s, str) for s in body),
-                "$fraction must hold [numerator, denominator] as strings")
+        _expect(
+            isinstance(body, list) and len(body) == 2 and all(isinstance(s, str) for s in body),
+            "$fraction must hold [numerator, denominator] as strings",
+        )
         try:
             return Fraction(int(body[0]), int(body[1]))
         except (ValueError, ZeroDivisionError) as exc:
             raise PlainDataError(f"bad $fraction: {str(exc)[:100]}") from None
     if tag == "$array":
-        _expect(isinstance(body, dict) and set(body) == {"dtype", "shape", "data"},
-                "$array must hold dtype, shape and data")
+        _expect(
+            isinstance(body, dict) and set(body) == {"dtype", "shape", "data"}, "$array must hold dtype, shape and data"
+        )
         dtype, shape, flat = body["dtype"], body["shape"], body["data"]
-        _expect(isinstance(dtype, str) and dtype in _DTYPES,
-                f"$array dtype must be one of {', '.join(_DTYPES)}, got {str(dtype)[:40]!r}")
-        _expect(isinstance(shape, list) and len(shape) <= MAX_DEPTH
-                and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
-                "$array shape must be a list of sizes >= 0")
-        _expect(isinstance(flat, list) and len(flat) == math.prod(shape),
-                "$array data must be a flat list with one entry per element")
+        _expect(
+            isinstance(dtype, str) and dtype in _DTYPES,
+            f"$array dtype must be one of {', '.join(_DTYPES)}, got {str(dtype)[:40]!r}",
+        )
+        _expect(
+            isinstance(shape, list)
+            and len(shape) <= MAX_DEPTH
+            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
+            "$array shape must be a list of sizes >= 0",
+        )
+        _expect(
+            isinstance(flat, list) and len(flat) == math.prod(shape),
+            "$array data must be a flat list with one entry per element",
+        )
         _expect(all(type(v) in (bool, int, float) for v in flat), "$array data must hold numbers")
         try:
             return np.array(flat, dtype=dtype).reshape(shape)
         except (OverflowError, ValueError, TypeError) as exc:
             raise PlainDataError(f"bad $array: {str(exc)[:100]}") from None
     if tag == "$kernel":
-        _expect(isinstance(body, dict) and set(body) == {"monotone", "max_literals"}
-                and isinstance(body["monotone"], bool)
-                and (body["max_literals"] is None or (isinstance(body["max_literals"], int)
-                                                      and not isinstance(body["max_literals"], bool)
-                                                      and body["max_literals"] >= 0)),
-                "$kernel must hold monotone (a bool) and max_literals (an int >= 0 or null)")
+        _expect(
+            isinstance(body, dict)
+            and set(body) == {"monotone", "max_literals"}
+            and isinstance(body["monotone"], bool)
+            and (
+                body["max_literals"] is None
+                or (
+                    isinstance(body["max_literals"], int)
+                    and not isinstance(body["max_literals"], bool)
+                    and body["max_literals"] >= 0
+                )
+            ),
+            "$kernel must hold monotone (a bool) and max_literals (an int >= 0 or null)",
+        )
         from .kernels import BooleanKernel
 
         return BooleanKernel(body["monotone"], body["max_literals"])

@@ -6,6 +6,7 @@ and bounds of chapter 1 (``compare_mistakes``), Winnow1 and Elimination (chapter
 of Winnow(alpha, theta) (chapter 4) and of (Randomized) Weighted Majority (chapter 5).
 ``axes_row`` gives a figure's row of axes.
 """
+
 from __future__ import annotations
 
 from typing import Any

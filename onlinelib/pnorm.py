@@ -10,6 +10,7 @@ Its mistake bound (the theorem of that section) is
 
 for any u with y_t u.x_t >= gamma > 0 on every round.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -125,7 +126,7 @@ class PNormPerceptron:
                 t = self.theta.astype(np.int64)
                 return int((np.sign(t) * np.abs(t) ** power) @ z.astype(np.int64))
             active = np.flatnonzero(z)
-            pairs = zip(self.theta[active].tolist(), z[active].tolist())
+            pairs = zip(self.theta[active].tolist(), z[active].tolist(), strict=True)
             return sum((1 if t > 0 else -1) * abs(int(t)) ** power * int(v) for t, v in pairs if t != 0)
         return float(self.weights @ z)
 

@@ -11,6 +11,7 @@ the same run.
 The argument checks every module shares are in ``validation``; here are only the two that
 need the ``Learner`` protocol.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -209,15 +210,19 @@ def run(
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     is_block_learner = isinstance(learner, BlockLearner)
     if method == "blocks" and not is_block_learner:
-        raise ValueError(f"method='blocks' needs a BlockLearner (conservative, with scan and skip methods); "
-                         f"{type(learner).__name__} has none")
+        raise ValueError(
+            f"method='blocks' needs a BlockLearner (conservative, with scan and skip methods); "
+            f"{type(learner).__name__} has none"
+        )
     prepare = getattr(learner, "prepare", None)
     if callable(prepare):
         X = prepare(X)
     X, y = check_stream(X, y)
     if observe is not None and not isinstance(observe, Mapping):
-        raise TypeError("observe must be a mapping of names to callables taking the learner, e.g. "
-                        f"observe={{'size': lambda L: L.size}}, got {type(observe).__name__}")
+        raise TypeError(
+            "observe must be a mapping of names to callables taking the learner, e.g. "
+            f"observe={{'size': lambda L: L.size}}, got {type(observe).__name__}"
+        )
     observe = dict(observe or {})
     for name, fn in observe.items():
         if not callable(fn):

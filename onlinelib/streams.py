@@ -9,6 +9,7 @@
 
 The adversaries, which choose a stream to force mistakes, are in ``onlinelib.adversaries``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,7 +34,9 @@ __all__ = [
 ]
 
 
-def random_stream(concept_class: ConceptClass, target: int, length: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def random_stream(
+    concept_class: ConceptClass, target: int, length: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """``length`` instances drawn uniformly (with replacement) and labelled by ``target``.
 
     Returns
@@ -243,7 +246,9 @@ def planted_best_expert(horizon: int, n_experts: int, best_mistakes: int, rng: n
     n = check_int(n_experts, "n_experts", low=1)
     m = check_int(best_mistakes, "best_mistakes", low=0)
     if m >= T:
-        raise ValueError(f"best_mistakes must be smaller than horizon ({T}) so that other experts can do worse, got {m}")
+        raise ValueError(
+            f"best_mistakes must be smaller than horizon ({T}) so that other experts can do worse, got {m}"
+        )
     rng = check_rng(rng)
     y = _outcomes(T, rng)
     wrong = rng.random((T, n)) < 0.5
@@ -300,7 +305,11 @@ def monotone_dnf_stream(n_features: int, terms, length: int, rng: np.random.Gene
     n = check_int(n_features, "n_features", low=1)
     length = check_int(length, "length", low=1)
     rng = check_rng(rng)
-    if isinstance(density, bool) or not isinstance(density, (int, float, np.integer, np.floating)) or not 0 < density < 1:
+    if (
+        isinstance(density, bool)
+        or not isinstance(density, (int, float, np.integer, np.floating))
+        or not 0 < density < 1
+    ):
         raise ValueError(f"density must be a real number in (0, 1), got {density!r}")
     X = (rng.random((length, n)) < density).astype(np.uint8)
     return X, monotone_dnf_labels(X, terms)

@@ -8,6 +8,7 @@ are its two common shapes. The array checks (labels, Boolean instances, streams)
 random generator check follow. The two checks that need the ``Learner`` protocol
 (``check_learner``, ``check_prediction``) are in ``protocol``.
 """
+
 from __future__ import annotations
 
 import math
@@ -135,8 +136,10 @@ def _message(name: str, domain: Interval, why: str, value: Any, finite: bool = F
 
 def check_int(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
     """Return ``value`` as an int after checking that it is an integer in [low, high]."""
-    if (type(value) is int or isinstance(value, np.integer)) and (low is None or value >= low) and (
-        high is None or value <= high
+    if (
+        (type(value) is int or isinstance(value, np.integer))
+        and (low is None or value >= low)
+        and (high is None or value <= high)
     ):
         return int(value)  # the common case, without building an Interval (called once per round in places)
     return check_scalar(value, name, Interval(int, low, high))
@@ -161,9 +164,7 @@ def check_labels(y: Any, name: str = "y") -> np.ndarray:
     """
     arr = np.asarray(y)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(
-            f"{name} must hold the labels -1 and +1 as numbers, got dtype {arr.dtype}"
-        )
+        raise TypeError(f"{name} must hold the labels -1 and +1 as numbers, got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
         raise ValueError(f"{name} must hold labels in {{-1, +1}}, got NaN")
     bad = (arr != 1) & (arr != -1)
@@ -185,8 +186,7 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     """Check that ``rng`` is a ``numpy.random.Generator`` (the book's only source of randomness)."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
-            f"{name} must be a numpy.random.Generator, e.g. numpy.random.default_rng(0); "
-            f"got {type(rng).__name__}"
+            f"{name} must be a numpy.random.Generator, e.g. numpy.random.default_rng(0); got {type(rng).__name__}"
         )
     return rng
 

@@ -7,6 +7,7 @@ large it is a Boolean mask over the class (a contiguous ``O(|C|)`` pass per roun
 and once it has shrunk to ``|C|/16`` or less it becomes a sorted index array
 (an ``O(|V|)`` gather per round), so rounds get cheaper as V collapses.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -435,9 +436,12 @@ def vc_dimension(concept_class: ConceptClass) -> int:
             for x in range(start, cls.n_instances):
                 candidates.add(base + (x,))
         known = set(level)
-        nxt = [s for s in sorted(candidates)
-               if all(s[:i] + s[i + 1:] in known for i in range(len(s) - 1))
-               and _distinct_patterns(cls, np.asarray(s)) == 2 ** len(s)]
+        nxt = [
+            s
+            for s in sorted(candidates)
+            if all(s[:i] + s[i + 1 :] in known for i in range(len(s) - 1))
+            and _distinct_patterns(cls, np.asarray(s)) == 2 ** len(s)
+        ]
         if not nxt:
             break
         level, d = nxt, d + 1
@@ -461,7 +465,7 @@ def randomized_halving_expected_mistakes(concept_class: ConceptClass, X: Any, y:
     X, y = _stream_for(cls, X, y)
     space = _VersionSpace(cls)
     total = Fraction(0)
-    for t, (x, label) in enumerate(zip(X.tolist(), y.tolist()), start=1):
+    for t, (x, label) in enumerate(zip(X.tolist(), y.tolist(), strict=True), start=1):
         before = space.size
         total += Fraction(space.restrict(x, label, t), before)
     return total
@@ -493,7 +497,7 @@ def simulate_randomized_halving(
     space = _VersionSpace(cls)
     held = rng.integers(cls.size, size=n_trials)
     mistakes = np.zeros(n_trials, dtype=np.int64)
-    for t, (x, label) in enumerate(zip(X.tolist(), y.tolist()), start=1):
+    for t, (x, label) in enumerate(zip(X.tolist(), y.tolist(), strict=True), start=1):
         wrong = cls.by_instance[x, held] != (label == 1)  # the wrong held concepts are eliminated now
         mistakes += wrong
         space.restrict(x, label, t)

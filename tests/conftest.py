@@ -1,4 +1,5 @@
 """Shared fixtures of the unit tests."""
+
 import sys
 
 import pytest

@@ -3,6 +3,7 @@
 The adversaries of chapter 1 are tested in test_streams.py, those of chapter 5 in
 test_expert_streams_bounds.py, and winnow1_promotion_adversary in test_linear_streams.py.
 """
+
 import copy
 import math
 from fractions import Fraction
@@ -32,6 +33,7 @@ def labels_of(X, relevant):
 
 
 # -- chapter 2: winnow1_adaptive_adversary and elimination_adversary ----------------------------
+
 
 @pytest.mark.parametrize("n, k", [(16, 1), (64, 4), (256, 2), (1024, 8)])
 def test_adaptive_adversary_meets_the_sharp_bound(n, k):
@@ -114,14 +116,26 @@ class LastLabel:
         self.last = int(y)
 
 
-@pytest.mark.parametrize("margin, radius, k", [
-    (Fraction(1, 10), 1, 100), (0.1, 1, 99), (Fraction(1, 2), 1, 4), (Fraction(3, 10), 3, 100),
-    (Fraction(2, 5), 1, 6), (1, 1, 1),
-])
-@pytest.mark.parametrize("make", [
-    lambda d: ol.Perceptron(d), lambda d: AlwaysPositive(), lambda d: LastLabel(),
-    lambda d: ol.Perceptron(d, bias=True),
-])
+@pytest.mark.parametrize(
+    "margin, radius, k",
+    [
+        (Fraction(1, 10), 1, 100),
+        (0.1, 1, 99),
+        (Fraction(1, 2), 1, 4),
+        (Fraction(3, 10), 3, 100),
+        (Fraction(2, 5), 1, 6),
+        (1, 1, 1),
+    ],
+)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: ol.Perceptron(d),
+        lambda d: AlwaysPositive(),
+        lambda d: LastLabel(),
+        lambda d: ol.Perceptron(d, bias=True),
+    ],
+)
 def test_every_round_is_a_mistake_and_margin_holds(margin, radius, k, make):
     d = k + 3
     run = margin_adversary(make(d), margin, radius, n_features=d)
@@ -172,18 +186,30 @@ def test_adversary_errors():
     with pytest.raises(ValueError, match="rounds"):
         margin_adversary(AlwaysPositive(), Fraction(1, 1000))
     with pytest.raises(ValueError, match="predict"):
+
         class Bad(AlwaysPositive):
             def predict(self, x):
                 return 0
+
         margin_adversary(Bad(), 0.5)
 
 
 # -- exhaustive_adversary -------------------------------------------------------------------
 
 EXACT_MAXIMA = {  # (alpha, N) -> the longest mistake sequence (chapter 4's table)
-    (2.0, 2): 2, (2.0, 3): 3, (2.0, 4): 5, (2.0, 5): 6, (2.0, 6): 6,
-    (1.5, 2): 2, (1.5, 3): 4, (1.5, 4): 6, (1.5, 5): 7, (1.5, 6): 9,
-    (1.1, 2): 8, (1.1, 3): 12, (1.1, 4): 19,
+    (2.0, 2): 2,
+    (2.0, 3): 3,
+    (2.0, 4): 5,
+    (2.0, 5): 6,
+    (2.0, 6): 6,
+    (1.5, 2): 2,
+    (1.5, 3): 4,
+    (1.5, 4): 6,
+    (1.5, 5): 7,
+    (1.5, 6): 9,
+    (1.1, 2): 8,
+    (1.1, 3): 12,
+    (1.1, 4): 19,
 }
 
 
@@ -193,15 +219,17 @@ def _check_sequence(result, n, alpha, theta=None, k=1, positive_at_threshold=Fal
     assert result.X.dtype == np.uint8 and result.y.dtype == np.int8
     assert result.X.shape == (len(result.y), n)
     # Replayed in exact arithmetic: float Winnow2 may round a score equal to theta across it.
-    predicted, exponents, _ = winnow2_exact_replay(result.X, result.y, alpha, theta,
-                                                   positive_at_threshold=positive_at_threshold)
+    predicted, exponents, _ = winnow2_exact_replay(
+        result.X, result.y, alpha, theta, positive_at_threshold=positive_at_threshold
+    )
     assert (predicted != result.y).all() and len(result.y) == result.mistakes
     if len(result.y):
         np.testing.assert_array_equal(result.y, np.where(result.X[:, :k].any(axis=1), 1, -1))
     assert result.promotions + result.demotions == result.mistakes
     assert result.promotions == int(np.count_nonzero(result.y == 1))
-    np.testing.assert_array_equal(exponents, result.X[result.y == 1].sum(axis=0).astype(np.int64)
-                                  - result.X[result.y == -1].sum(axis=0))
+    np.testing.assert_array_equal(
+        exponents, result.X[result.y == 1].sum(axis=0).astype(np.int64) - result.X[result.y == -1].sum(axis=0)
+    )
 
 
 @pytest.mark.parametrize("alpha, n", sorted(EXACT_MAXIMA))
@@ -299,8 +327,9 @@ def test_beam_breaks_the_notes_bound_for_alpha_one_and_a_half():
     [(16, 2.0, None, 3, False), (20, 1.5, 5.0, 2, False), (12, 3.0, 40.0, 1, False), (16, 2.0, None, 1, True)],
 )
 def test_beam_general_settings(n, alpha, theta, k, ties):
-    result = beam_adversary(n, alpha, theta, rng=np.random.default_rng(1), n_relevant=k, width=4,
-                            positive_at_threshold=ties)
+    result = beam_adversary(
+        n, alpha, theta, rng=np.random.default_rng(1), n_relevant=k, width=4, positive_at_threshold=ties
+    )
     _check_sequence(result, n, alpha, theta, k=k, positive_at_threshold=ties)
     assert 0 < result.mistakes <= winnow2_bound(n, k, alpha, n if theta is None else theta)
 
@@ -320,8 +349,8 @@ def test_exact_replay_decides_a_tie_as_winnow_does():
     X = np.array([[1, 1], [1, 1]], dtype=np.uint8)
     y = np.array([1, -1], dtype=np.int8)
     predicted, exponents, scores = winnow2_exact_replay(X, y, 1.5, 2.0)
-    assert scores[0] == 2 and predicted[0] == -1          # w.x = theta predicts -1
-    assert scores[1] == 3 and predicted[1] == 1   # 1.5 + 1.5 > 2
+    assert scores[0] == 2 and predicted[0] == -1  # w.x = theta predicts -1
+    assert scores[1] == 3 and predicted[1] == 1  # 1.5 + 1.5 > 2
     np.testing.assert_array_equal(exponents, [0, 0])
     predicted, _, _ = winnow2_exact_replay(X[:1], y[:1], 1.5, 2.0, positive_at_threshold=True)
     assert predicted[0] == 1

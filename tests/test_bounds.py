@@ -1,4 +1,5 @@
 """Tests for onlinelib.bounds: the closed-form mistake bounds of chapter 1."""
+
 import math
 from fractions import Fraction
 

@@ -10,6 +10,7 @@ under _build/screenshots/ (and a dark one of each page with a figure or a widget
 Skipped when the book has not been built or no Chromium is installed (set
 BROWSER_CHECK_REQUIRED=1 to fail instead); .ci/run builds the book and then runs this file.
 """
+
 import os
 import re
 from pathlib import Path
@@ -40,7 +41,9 @@ def _need_browser():
 def results():
     """Every page checked once, in one browser."""
     _need_browser()
-    return {r.page: r for r in browser_check.check_site(HTML, PAGES, out=SCREENSHOTS, timeout=90)}  # generous: CI runs other jobs meanwhile
+    return {
+        r.page: r for r in browser_check.check_site(HTML, PAGES, out=SCREENSHOTS, timeout=90)
+    }  # generous: CI runs other jobs meanwhile
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -56,7 +59,7 @@ def test_page_in_browser(results, page):
 
 def _has_explorer(page: str) -> bool:
     """True if the page's source has a cell that shows an explorer (a line like ``foo_explorer()``)."""
-    source = ROOT / (page[:-len(".html")] + ".md")
+    source = ROOT / (page[: -len(".html")] + ".md")
     return source.exists() and bool(re.search(r"^\w+_explorer\(\)$", source.read_text(encoding="utf-8"), re.M))
 
 
@@ -124,8 +127,12 @@ def test_checker_catches_broken_page(tmp_path):
     assert "$$" in [raw["delimiter"] for raw in r.raw_tex]
     assert "https://example.com/a.png" in r.external_requests
     reasons = "\n".join(r.failures)
-    for expected in ("console error: console.error: x", "image not loaded: missing.png",
-                     "raw TeX $$ visible", "request left the site: https://example.com/a.png"):
+    for expected in (
+        "console error: console.error: x",
+        "image not loaded: missing.png",
+        "raw TeX $$ visible",
+        "request left the site: https://example.com/a.png",
+    ):
         assert expected in reasons
     # The rest of the page is still fine: MathJax typeset it, and the screenshot was taken.
     assert r.mjx > 0 and not r.untypeset

@@ -3,6 +3,7 @@
 They are skipped when the book has not been built, e.g. in a plain ``pytest`` run
 on a fresh clone; .ci/run builds the book and then runs this file again.
 """
+
 import re
 from pathlib import Path
 
@@ -84,7 +85,7 @@ def _notebook_pages() -> list[str]:
     """Docnames of the TOC's MyST notebooks (the rule nbval and the Binder check use)."""
     from booktools import binder_check
 
-    return [path[:-len(".md")] for path in binder_check.chapters()]
+    return [path[: -len(".md")] for path in binder_check.chapters()]
 
 
 NOTEBOOK_PAGES = _notebook_pages() if (HTML / "index.html").exists() else []
@@ -92,7 +93,7 @@ NOTEBOOK_PAGES = _notebook_pages() if (HTML / "index.html").exists() else []
 
 def test_the_notebook_pages_are_found():
     # Every chapter and assignment is a notebook; the plain pages (intro, errata, ...) are not.
-    assert set(c[:-len(".html")] for c in CHAPTERS) <= set(NOTEBOOK_PAGES)
+    assert set(c[: -len(".html")] for c in CHAPTERS) <= set(NOTEBOOK_PAGES)
     assert "book/intro" not in NOTEBOOK_PAGES and len(NOTEBOOK_PAGES) >= len(CHAPTERS) + 6
 
 
@@ -110,17 +111,20 @@ def test_every_notebook_page_offers_its_executed_ipynb(page):
     assert nb.cells[0].metadata.tags == ["download-note"] and "jupyterlab-myst" in nb.cells[0].source
     source = jupytext.read(ROOT / f"{page}.md")
     code = [c.source.strip() for c in nb.cells if c.cell_type == "code"]
-    assert code == [c.source.strip() for c in source.cells if c.cell_type == "code"], \
+    assert code == [c.source.strip() for c in source.cells if c.cell_type == "code"], (
         f"{ipynb}: its code cells differ from {page}.md"
-    assert all(c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()), \
+    )
+    assert all(c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()), (
         f"{ipynb}: not executed"
+    )
     # The full edition keeps the solutions (the student edition's leak test covers the rest).
     gated = sum(c.source.count("{solution-start}") for c in nb.cells if c.cell_type == "markdown")
     assert gated == (ROOT / f"{page}.md").read_text(encoding="utf-8").count("{solution-start}")
     html = (HTML / f"{page}.html").read_text(encoding="utf-8")
     link = re.search(r'href="([^"]+\.ipynb)"', html)
-    assert link and (HTML / page).parent.joinpath(link.group(1)).resolve() == ipynb.resolve(), \
+    assert link and (HTML / page).parent.joinpath(link.group(1)).resolve() == ipynb.resolve(), (
         f"{page}.html has no download link to {ipynb.name}"
+    )
 
 
 def _repository_setting() -> str:
@@ -163,7 +167,7 @@ def test_pages_without_widgets_do_not_load_the_widget_manager():
 def test_every_figure_has_alt_text(page):
     """Each figure says what it shows (myst-nb's ``mystnb.image.alt``), not its file name."""
     html = (HTML / page).read_text(encoding="utf-8")
-    images = re.findall(r'<img([^>]*)>', html)
+    images = re.findall(r"<img([^>]*)>", html)
     unlabelled = []
     for attributes in images:
         alt = re.search(r'alt="([^"]*)"', attributes)
@@ -176,7 +180,7 @@ def test_every_figure_has_alt_text(page):
 def test_the_status_table_says_passed_in_words():
     """Every notebook's status in words: an emoji is an empty box without an emoji font (issue 17)."""
     html = (HTML / "book" / "status.html").read_text(encoding="utf-8")
-    table = html[html.index("<table"):html.index("</table>")]
+    table = html[html.index("<table") : html.index("</table>")]
     assert "✅" not in table and "❌" not in table
     rows = table.count("<tr") - 1  # less the header row
     assert rows >= 15 and len(re.findall(r"<p>passed</p>", table)) == rows, (rows, table[:2000])

@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.directed_drift (chapter 7: Directed Drift, its chain and batch modes) and its explorer."""
+
 import math
 from fractions import Fraction
 
@@ -12,13 +13,13 @@ import pytest  # noqa: E402
 
 from onlinelib import directed_drift as dd  # noqa: E402
 from onlinelib.chapters.directed_drift import (  # noqa: E402
+    MAX_ENUMERATION,
+    MAX_EXPLORER_N,
+    MODES,
     batch_scaling,
     enumerate_rates,
     explore_drift,
     fit_slope,
-    MAX_ENUMERATION,
-    MAX_EXPLORER_N,
-    MODES,
     plot_batch,
     plot_explore,
     plot_growth,
@@ -26,8 +27,6 @@ from onlinelib.chapters.directed_drift import (  # noqa: E402
     signflip_law,
 )
 from onlinelib.explorers import drift_explorer  # noqa: E402
-
-
 
 # -- enumerate_rates -------------------------------------------------------------------------
 
@@ -44,7 +43,10 @@ def test_enumerate_rates_match_the_chain(n):
 def test_enumerate_rates_hand_values():
     # n = 3 by hand (chapter exercise): q = 1/2, 1/2, 1; p = 1/2, 5/6, 1
     assert [enumerate_rates(3, d) for d in (1, 2, 3)] == [
-        (Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 2), Fraction(5, 6)), (Fraction(1), Fraction(1))]
+        (Fraction(1, 2), Fraction(1, 2)),
+        (Fraction(1, 2), Fraction(5, 6)),
+        (Fraction(1), Fraction(1)),
+    ]
     # n = 5 (MATH.md 1.3): q = 3/8, 3/8, 5/8, 5/8, 1; p = 1/3, 7/12, 71/100, 22/25, 1
     got = [enumerate_rates(5, d) for d in range(1, 6)]
     assert [q for q, _ in got] == [Fraction(3, 8), Fraction(3, 8), Fraction(5, 8), Fraction(5, 8), Fraction(1)]
@@ -61,8 +63,14 @@ def test_enumerate_rates_p1_formula():
 
 @pytest.mark.parametrize(
     "n, d, error",
-    [(0, 1, ValueError), (MAX_ENUMERATION + 1, 1, ValueError), (4, 0, ValueError), (4, 5, ValueError),
-     (4.0, 1, TypeError), (4, True, TypeError)],
+    [
+        (0, 1, ValueError),
+        (MAX_ENUMERATION + 1, 1, ValueError),
+        (4, 0, ValueError),
+        (4, 5, ValueError),
+        (4.0, 1, TypeError),
+        (4, True, TypeError),
+    ],
 )
 def test_enumerate_rates_bad_input(n, d, error):
     with pytest.raises(error):
@@ -169,8 +177,9 @@ def test_batch_scaling_single_bit_identity_and_shapes():
 
 
 def test_batch_scaling_custom_m_and_majority():
-    res = batch_scaling([25], 6, np.random.default_rng(2), mode="D4'' majority",
-                        m=lambda n: math.ceil(math.pi * n * math.log2(n)))
+    res = batch_scaling(
+        [25], 6, np.random.default_rng(2), mode="D4'' majority", m=lambda n: math.ceil(math.pi * n * math.log2(n))
+    )
     assert res["m"][0] == math.ceil(math.pi * 25 * math.log2(25))
     assert res["mistakes"][0] <= 2
 
@@ -193,10 +202,17 @@ def test_batch_scaling_same_seed_same_result():
 
 @pytest.mark.parametrize(
     "kwargs, error",
-    [({"ns": []}, ValueError), ({"ns": [1]}, ValueError), ({"ns": [5.0]}, TypeError),
-     ({"trials": 1}, ValueError), ({"trials": [5, 5]}, ValueError), ({"mode": "triple"}, ValueError),
-     ({"max_examples": 0}, ValueError), ({"m": lambda n: 0, "mode": "D4' single-bit"}, ValueError),
-     ({"rng": 3}, TypeError)],
+    [
+        ({"ns": []}, ValueError),
+        ({"ns": [1]}, ValueError),
+        ({"ns": [5.0]}, TypeError),
+        ({"trials": 1}, ValueError),
+        ({"trials": [5, 5]}, ValueError),
+        ({"mode": "triple"}, ValueError),
+        ({"max_examples": 0}, ValueError),
+        ({"m": lambda n: 0, "mode": "D4' single-bit"}, ValueError),
+        ({"rng": 3}, TypeError),
+    ],
 )
 def test_batch_scaling_bad_input(kwargs, error):
     args = {"ns": [5], "trials": 3, "rng": np.random.default_rng(0), "mode": "D4' single-bit"}
@@ -241,11 +257,17 @@ def test_explore_drift_batch_modes(mode):
 
 @pytest.mark.parametrize(
     "args, error",
-    [((1, 0.1, "D (one bit)", None, 10), ValueError), ((MAX_EXPLORER_N + 1, 0.1, "D (one bit)", None, 10), ValueError),
-     ((9, 1.0, "D (one bit)", None, 10), ValueError), ((9, 0.0, "D (one bit)", None, 10), ValueError),
-     ((9, 0.1, "other", None, 10), ValueError), ((9, 0.1, "D4'' literal", 0, 10), ValueError),
-     ((9, 0.1, "D4'' literal", 2.5, 10), TypeError), ((9, 0.1, "D (one bit)", None, 1), ValueError),
-     ((9.5, 0.1, "D (one bit)", None, 10), TypeError)],
+    [
+        ((1, 0.1, "D (one bit)", None, 10), ValueError),
+        ((MAX_EXPLORER_N + 1, 0.1, "D (one bit)", None, 10), ValueError),
+        ((9, 1.0, "D (one bit)", None, 10), ValueError),
+        ((9, 0.0, "D (one bit)", None, 10), ValueError),
+        ((9, 0.1, "other", None, 10), ValueError),
+        ((9, 0.1, "D4'' literal", 0, 10), ValueError),
+        ((9, 0.1, "D4'' literal", 2.5, 10), TypeError),
+        ((9, 0.1, "D (one bit)", None, 1), ValueError),
+        ((9.5, 0.1, "D (one bit)", None, 10), TypeError),
+    ],
 )
 def test_explore_drift_bad_input(args, error):
     with pytest.raises(error):
@@ -269,9 +291,14 @@ def test_plot_growth_and_wrong_stop():
 
 
 def test_plot_batch_slopes_in_legend():
-    res = {"mode": "toy", "n": np.array([10, 20, 40]), "mistakes": np.array([5.0, 10.0, 20.0]),
-           "mistakes_sem": np.zeros(3), "examples": np.array([100.0, 400.0, 1600.0]),
-           "examples_sem": np.zeros(3)}
+    res = {
+        "mode": "toy",
+        "n": np.array([10, 20, 40]),
+        "mistakes": np.array([5.0, 10.0, 20.0]),
+        "mistakes_sem": np.zeros(3),
+        "examples": np.array([100.0, 400.0, 1600.0]),
+        "examples_sem": np.zeros(3),
+    }
     axes = plot_batch([res])
     labels = [t.get_text() for t in axes[0].get_legend().get_texts()]
     assert labels == ["toy: slope 1.00"]

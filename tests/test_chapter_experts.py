@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.experts (chapter 5: prediction with expert advice) and its explorer."""
+
 import math
 
 import matplotlib
@@ -11,19 +12,18 @@ import pytest  # noqa: E402
 
 from onlinelib import rwma_tuned_regret_bound, weighted_majority_run  # noqa: E402
 from onlinelib.chapters.experts import (  # noqa: E402
+    STREAM_KINDS,
     adversary_regret,
     best_expert_curve,
     compare_experts,
     expert_stream,
     plot_experts_comparison,
-    STREAM_KINDS,
 )
 from onlinelib.explorers import experts_explorer  # noqa: E402
 
 # Float comparisons use an absolute slack of 1e-9 on log-potentials of size < 100:
 # they are sums of at most a few thousand rounded terms (~1e-16 relative each).
 TOL = 1e-9
-
 
 
 def test_best_expert_curve_hand_example():
@@ -82,7 +82,9 @@ def test_expert_stream_bad_input(args, error):
 def test_expert_stream_eta_in_the_open_interval(kind):
     why = r"\(with eta = 1, Halving, every expert of these streams eventually has weight 0\)"
     for eta in (1, 1.0, 0, 1.5):
-        with pytest.raises(ValueError, match=rf"^eta must be a finite real number in \(0, 1\) {why}, got {float(eta)!r}$"):
+        with pytest.raises(
+            ValueError, match=rf"^eta must be a finite real number in \(0, 1\) {why}, got {float(eta)!r}$"
+        ):
             expert_stream(kind, 4, 10, eta, np.random.default_rng(0))
 
 
@@ -219,8 +221,15 @@ def test_hedge_bounds_hold_on_random_losses():
 
 @pytest.mark.parametrize(
     "losses, eta",
-    [([[1.5, 0.0]], 0.1), ([[0.5, -0.1]], 0.1), ([[0.5, 0.5]], 0.0), ([[0.5], [0.5]], [0.1, 0.2]),
-     ([[0.5], [0.5]], [0.1]), ([1.0, 0.0], 0.1), ([[np.nan, 0.0]], 0.1)],
+    [
+        ([[1.5, 0.0]], 0.1),
+        ([[0.5, -0.1]], 0.1),
+        ([[0.5, 0.5]], 0.0),
+        ([[0.5], [0.5]], [0.1, 0.2]),
+        ([[0.5], [0.5]], [0.1]),
+        ([1.0, 0.0], 0.1),
+        ([[np.nan, 0.0]], 0.1),
+    ],
 )
 def test_hedge_bad_input(losses, eta):
     with pytest.raises(ValueError):

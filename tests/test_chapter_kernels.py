@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.kernels (chapter 6: Boolean kernels, Theorems 3 and 4) and its explorer."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,23 +14,22 @@ import pytest  # noqa: E402
 import onlinelib as ol  # noqa: E402
 from onlinelib import hardness as hd  # noqa: E402
 from onlinelib.chapters.kernels import (  # noqa: E402
+    MAX_FAMILY_SIZE,
+    MAX_MAXIMAL_FAMILY_SETS,
+    MAX_VARIABLES,
     conflict_count,
     cycle_until_clean,
-    gilbert_varshamov_size,
-    maximal_family,
-    MAX_MAXIMAL_FAMILY_SETS,
     dual_cost,
     explorer_size,
-    MAX_FAMILY_SIZE,
-    MAX_VARIABLES,
+    gilbert_varshamov_size,
+    max_margin_experiment,
+    maximal_family,
     plot_dual_cost,
     plot_mistake_growth,
     plot_theorem4,
     theorem4_experiment,
 )
 from onlinelib.explorers import kernels_explorer  # noqa: E402
-
-
 
 # -- theorem4_experiment ------------------------------------------------------------------
 
@@ -44,7 +44,7 @@ def test_theorem4_experiment_counts_and_scores(n):
     assert res["scores"][:2] == [0, -1]  # 0^n at an empty M, then 1^n
     assert res["scores"][2:] == res["formula"]
     assert res["formula"][0] == res["start"] == 2 ** (n // 4) - 1
-    assert all(s >= low >= 0 for s, low in zip(res["scores"][2:], res["lower"]))
+    assert all(s >= low >= 0 for s, low in zip(res["scores"][2:], res["lower"], strict=True))
     hd.check_family(res["family"].sets, n // 4, n // 8)
 
 
@@ -226,7 +226,9 @@ def test_explorer_size():
     with pytest.raises(ValueError, match="convention must be one of"):
         explorer_size(64, 16, 8, 1.0, "margin")
     for bad in (math.nan, math.inf, -math.inf, 0, 0.0, -1, -0.5):
-        with pytest.raises(ValueError, match=rf"^factor must be a finite real number > 0, got {re.escape(repr(float(bad)))}$"):
+        with pytest.raises(
+            ValueError, match=rf"^factor must be a finite real number > 0, got {re.escape(repr(float(bad)))}$"
+        ):
             explorer_size(64, 16, 8, bad)
     for bad in ("x", None, True, [1.0], 1j):
         with pytest.raises(TypeError, match=rf"^factor must be a real number > 0, got {re.escape(repr(bad))}$"):
@@ -250,6 +252,7 @@ def test_explorer_builds_without_drawing():
 
 def _brute_conflicts(n, a, b):
     import itertools
+
     x = set(range(a))
     return sum(len(x & set(c)) > b for c in itertools.combinations(range(n), a))
 
@@ -263,6 +266,7 @@ def test_conflict_count_matches_brute_force(n, a, b):
 @pytest.mark.parametrize("n, a, b", [(8, 2, 1), (12, 3, 1), (16, 4, 2), (10, 5, 2)])
 def test_maximal_family_is_valid_maximal_and_large(n, a, b):
     import itertools
+
     family = maximal_family(n, a, b)
     assert family.dtype == np.uint8 and (family.sum(axis=1) == a).all()
     hd.check_family(family, a, b)
@@ -303,3 +307,8 @@ def test_maximal_family_rejects_large_n():
     assert math.comb(40, 10) > MAX_MAXIMAL_FAMILY_SETS
     with pytest.raises(ValueError, match="n"):
         maximal_family(40, 10, 5)
+
+
+def test_max_margin_experiment_needs_some_n():
+    with pytest.raises(ValueError, match="n_values must hold at least one n"):
+        max_margin_experiment([], 10, 10, np.random.default_rng(0))

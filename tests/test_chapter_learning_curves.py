@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.learning_curves (chapter 8: the learning-curve explorer's experiment and figure)."""
+
 import math
 
 import matplotlib
@@ -11,17 +12,16 @@ import pytest  # noqa: E402
 
 from onlinelib import learning_curves as lc  # noqa: E402
 from onlinelib.chapters.learning_curves import (  # noqa: E402
-    explore_learning_curve,
     EXPLORER_N,
     GRID_POINTS,
     MAX_ALPHA,
     MAX_N,
     MAX_RUNS,
+    explore_learning_curve,
     plot_explore,
     plot_static,
 )
 from onlinelib.explorers import learning_curve_explorer  # noqa: E402
-
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,14 @@ def legend_labels(ax):
 def test_defaults_and_shapes(default):
     res = default
     assert (res["eta0"], res["z"], res["N"], res["p"], res["runs"], res["alpha_max"], res["seed"]) == (
-        2.0, 1.0, 50, 0.0, 64, 50, 0)
+        2.0,
+        1.0,
+        50,
+        0.0,
+        64,
+        50,
+        0,
+    )
     alpha = res["alpha"]
     assert alpha[0] == 1 and alpha[-1] == 50 and np.all(np.diff(alpha) > 0)
     assert np.array_equal(alpha, np.rint(alpha)) and 10 <= len(alpha) <= GRID_POINTS
@@ -90,8 +97,15 @@ def test_single_time_grid():
 
 
 def test_integer_like_numpy_arguments_are_accepted():
-    res = explore_learning_curve(np.float64(2), np.int64(1), np.int64(20), np.float32(0.1), runs=np.int32(4),
-                                 alpha_max=np.int64(5), seed=np.int64(2))
+    res = explore_learning_curve(
+        np.float64(2),
+        np.int64(1),
+        np.int64(20),
+        np.float32(0.1),
+        runs=np.int32(4),
+        alpha_max=np.int64(5),
+        seed=np.int64(2),
+    )
     assert res["N"] == 20 and isinstance(res["N"], int) and res["p"] == pytest.approx(0.1)
 
 
@@ -128,14 +142,33 @@ def test_pure_noise_is_flat_at_one_half():
 
 @pytest.mark.parametrize(
     "kwargs, error",
-    [({"eta0": 0.0}, ValueError), ({"eta0": -1.0}, ValueError), ({"eta0": float("nan")}, ValueError),
-     ({"eta0": float("inf")}, ValueError), ({"eta0": "2"}, TypeError), ({"eta0": True}, TypeError),
-     ({"z": 0.0}, ValueError), ({"z": -0.5}, ValueError), ({"z": None}, TypeError),
-     ({"N": 2}, ValueError), ({"N": MAX_N + 1}, ValueError), ({"N": 50.0}, TypeError), ({"N": True}, TypeError),
-     ({"p": -0.1}, ValueError), ({"p": 0.51}, ValueError), ({"p": float("nan")}, ValueError), ({"p": "0"}, TypeError),
-     ({"runs": 1}, ValueError), ({"runs": MAX_RUNS + 1}, ValueError), ({"runs": 64.0}, TypeError),
-     ({"alpha_max": 0}, ValueError), ({"alpha_max": MAX_ALPHA + 1}, ValueError), ({"alpha_max": 50.5}, TypeError),
-     ({"seed": -1}, ValueError), ({"seed": 1.5}, TypeError)],
+    [
+        ({"eta0": 0.0}, ValueError),
+        ({"eta0": -1.0}, ValueError),
+        ({"eta0": float("nan")}, ValueError),
+        ({"eta0": float("inf")}, ValueError),
+        ({"eta0": "2"}, TypeError),
+        ({"eta0": True}, TypeError),
+        ({"z": 0.0}, ValueError),
+        ({"z": -0.5}, ValueError),
+        ({"z": None}, TypeError),
+        ({"N": 2}, ValueError),
+        ({"N": MAX_N + 1}, ValueError),
+        ({"N": 50.0}, TypeError),
+        ({"N": True}, TypeError),
+        ({"p": -0.1}, ValueError),
+        ({"p": 0.51}, ValueError),
+        ({"p": float("nan")}, ValueError),
+        ({"p": "0"}, TypeError),
+        ({"runs": 1}, ValueError),
+        ({"runs": MAX_RUNS + 1}, ValueError),
+        ({"runs": 64.0}, TypeError),
+        ({"alpha_max": 0}, ValueError),
+        ({"alpha_max": MAX_ALPHA + 1}, ValueError),
+        ({"alpha_max": 50.5}, TypeError),
+        ({"seed": -1}, ValueError),
+        ({"seed": 1.5}, TypeError),
+    ],
 )
 def test_explore_bad_input(kwargs, error):
     (name,) = kwargs
@@ -323,7 +356,7 @@ def test_noisy_error_batch_matches_quadrature():
     q = np.concatenate([rng.uniform(-3, 2, 60), [-0.8, 1.95, 0.0, -1.0]])
     for q0, p in ((-1.95, 0.2), (0.7, 0.0), (0.0, 0.1)):
         got = ch.noisy_error_batch(R, q, q0, p)
-        want = [lc.noisy_generalization_error(r, qq, q0, p) for r, qq in zip(R, q)]
+        want = [lc.noisy_generalization_error(r, qq, q0, p) for r, qq in zip(R, q, strict=True)]
         assert np.max(np.abs(got - want)) < 1e-9
     assert ch.noisy_error_batch(0.3, -0.2, -1.0, 0.1).shape == ()
 

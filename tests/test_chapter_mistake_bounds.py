@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.mistake_bounds (chapter 1: compare_mistakes and its figure) and its explorer."""
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -27,7 +28,6 @@ from onlinelib.plotting import LEARNER_COLORS  # noqa: E402
 
 LEARNERS = ["Halving", "SOA", "Randomized Halving (keep)", "Randomized Halving (redraw)"]
 RANDOMISED = LEARNERS[2:]
-
 
 
 def test_compare_one_per_round_thresholds():
@@ -103,7 +103,11 @@ def test_compare_reproducible():
         (dict(size=5.0), ValueError, r"size must be an integer number of points"),
         (dict(size=True), ValueError, r"size must be an integer number of points"),
         (dict(class_name="all concepts", size=8), ValueError, r"size must be .* in \[1, 7\] for all concepts, got 8"),
-        (dict(class_name="monotone disjunctions", size=6), ValueError, r"size must be an integer number of variables in \[1, 5\]"),
+        (
+            dict(class_name="monotone disjunctions", size=6),
+            ValueError,
+            r"size must be an integer number of variables in \[1, 5\]",
+        ),
         (dict(rng=7), TypeError, r"rng must be a numpy.random.Generator"),
         (dict(rng=None), TypeError, r"rng must be a numpy.random.Generator"),
     ],
@@ -131,12 +135,12 @@ def test_plot_mistake_comparison_bars():
     heights = [b.get_height() for b in bars]
     # bar heights are the reported mistake counts (float64 round trip: tolerance 1e-12)
     np.testing.assert_allclose(heights, [result["mistakes"][n] for n in LEARNERS], rtol=0, atol=1e-12)
-    for bar, name in zip(bars, LEARNERS):
+    for bar, name in zip(bars, LEARNERS, strict=True):
         assert matplotlib.colors.to_hex(bar.get_facecolor()) == LEARNER_COLORS[name]
     # tick labels name the learners (line breaks and the "Rand." abbreviation are layout choices)
     labels = [" ".join(t.get_text().split()) for t in ax.get_xticklabels()]
     assert len(labels) == 4
-    for label, name in zip(labels, LEARNERS):
+    for label, name in zip(labels, LEARNERS, strict=True):
         assert label in (name, name.replace("Randomized Halving", "Rand. Halving"))
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     # Ldim = floor(lg |C|) = 4 here: one line, one entry (two lines would hide each other)
@@ -161,7 +165,12 @@ def test_mistake_explorer_builds_and_limits_size():
     from onlinelib.explorers import mistake_explorer
 
     panel = mistake_explorer(seed=3)
-    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"class_name": "thresholds", "size": 31, "adversary": "one per round", "seed": 3}
+    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {
+        "class_name": "thresholds",
+        "size": 31,
+        "adversary": "one per round",
+        "seed": 3,
+    }
     class_box, size_box = panel.children[0], panel.children[1]
     class_box.value = "all concepts"
     assert (size_box.min, size_box.max, size_box.value, size_box.description) == (1, 7, 7, "points")

@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.perceptron (chapter 3: the Perceptron's streams, experiment, figure) and its explorer."""
+
 import math
 
 import matplotlib
@@ -11,21 +12,20 @@ import pytest  # noqa: E402
 
 from onlinelib import Perceptron, run  # noqa: E402
 from onlinelib.chapters.perceptron import (  # noqa: E402
-    acceptance_rate,
-    compare_perceptron,
     MAX_FEATURES,
     MIN_ACCEPTANCE,
+    STREAM_KINDS,
+    acceptance_rate,
+    compare_perceptron,
     perceptron_stream,
     plot_perceptron_comparison,
     random_rotation,
-    STREAM_KINDS,
     tie_stream,
 )
 
 # Float comparisons below use a relative tolerance of 1e-12: each compared value is
 # the result of a handful of floating-point operations, whose rounding is ~1e-16.
 RTOL = 1e-12
-
 
 
 # --------------------------------------------------------------------------- rotation
@@ -156,7 +156,11 @@ def test_perceptron_stream_rotated_keeps_geometry():
 @pytest.mark.parametrize(
     "kwargs, exc, match",
     [
-        (dict(kind="noisy"), ValueError, r"kind must be one of \('random separable', 'lower bound', 'rotated lower bound'\)"),
+        (
+            dict(kind="noisy"),
+            ValueError,
+            r"kind must be one of \('random separable', 'lower bound', 'rotated lower bound'\)",
+        ),
         (dict(margin=0), ValueError, r"margin must be a finite real number > 0, got 0.0"),
         (dict(margin=-0.1), ValueError, r"margin must be a finite real number > 0"),
         (dict(margin=float("nan")), ValueError, r"margin must be a finite real number > 0"),
@@ -185,8 +189,20 @@ def test_lower_bound_at_radius_is_one_example():
 
 # --------------------------------------------------------------------------- compare_perceptron
 KEYS = {
-    "kind", "n_features", "length", "radius", "margin", "nominal_radius", "nominal_margin",
-    "bound", "nominal_bound", "mistakes", "updates", "norm2", "alignment", "note",
+    "kind",
+    "n_features",
+    "length",
+    "radius",
+    "margin",
+    "nominal_radius",
+    "nominal_margin",
+    "bound",
+    "nominal_bound",
+    "mistakes",
+    "updates",
+    "norm2",
+    "alignment",
+    "note",
 }
 
 

@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.winnow (chapter 4: the race, the experiment, its figure) and its explorer."""
+
 import math
 
 import matplotlib
@@ -12,14 +13,12 @@ import scipy.sparse as sp  # noqa: E402
 
 from onlinelib import Perceptron, Winnow2, notes_winnow_bound, run, winnow2_bound  # noqa: E402
 from onlinelib.chapters.winnow import (  # noqa: E402
+    RaceResult,
     bernoulli_rows,
     compare_winnow,
     plot_winnow_comparison,
     race,
-    RaceResult,
 )
-
-
 
 # -- bernoulli_rows and race ------------------------------------------------------------------
 
@@ -126,7 +125,15 @@ def test_race_bad_input(kwargs, exc, match):
 def test_compare_winnow_default_setting():
     result = compare_winnow(1.5, None, 64, 1, np.random.default_rng(0), n_streams=10, length=600)
     assert set(result) == {
-        "alpha", "theta", "n_features", "n_relevant", "runs", "stderr", "n_streams", "bounds", "notes_violated"
+        "alpha",
+        "theta",
+        "n_features",
+        "n_relevant",
+        "runs",
+        "stderr",
+        "n_streams",
+        "bounds",
+        "notes_violated",
     }
     assert result["n_streams"] == 10
     assert result["theta"] == 64.0
@@ -204,7 +211,13 @@ def test_winnow_explorer_builds_and_draws():
     from onlinelib.explorers import winnow_explorer
 
     panel = winnow_explorer(seed=2)
-    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"alpha": 1.5, "theta_over_n": 1.0, "n_features": 64, "n_relevant": 1, "seed": 2}
+    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {
+        "alpha": 1.5,
+        "theta_over_n": 1.0,
+        "n_features": 64,
+        "n_relevant": 1,
+        "seed": 2,
+    }
     plt.close("all")
     # ipywidgets swallows exceptions while redrawing, so call the drawing function itself,
     # including corners: k > N is clamped, theta/N * N < 1 is raised to 1.

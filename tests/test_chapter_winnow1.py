@@ -1,4 +1,5 @@
 """Tests for onlinelib.chapters.winnow1 (chapter 2: the sparse stream, the experiment, its figure) and its explorer."""
+
 import math
 
 import matplotlib
@@ -12,14 +13,13 @@ import scipy.sparse as sp  # noqa: E402
 
 from onlinelib import Winnow1, run  # noqa: E402
 from onlinelib.chapters.winnow1 import (  # noqa: E402
+    MAX_FEATURES,
+    STREAMS,
     compare_winnow1,
     default_length,
-    MAX_FEATURES,
     plot_winnow1_comparison,
     sparse_disjunction_stream,
-    STREAMS,
 )
-
 
 
 def rng(seed=0):
@@ -98,15 +98,30 @@ def test_sparse_stream_errors(kwargs, exc, match):
 def test_default_length():
     assert default_length(100, 4, "dense random") == 1000
     m = 96
-    assert default_length(100, 4, "sparse random") == int(max(2 * (m / 3) * (math.log(m) + 3), 8 * 4 * (math.log2(100) + 2)))
+    assert default_length(100, 4, "sparse random") == int(
+        max(2 * (m / 3) * (math.log(m) + 3), 8 * 4 * (math.log2(100) + 2))
+    )
     assert default_length(16, 16, "sparse random") == int(8 * 16 * 6)
     with pytest.raises(ValueError, match=r"stream must be 'sparse random' or 'dense random', got 'adaptive adversary'"):
         default_length(100, 4, "adaptive adversary")
 
 
 # --------------------------------------------------------------------------- compare_winnow1
-KEYS = {"n", "k", "theta", "stream", "rounds", "mistakes", "promotions", "eliminations",
-        "bounds", "cumulative", "weight_sum", "ceiling", "note"}
+KEYS = {
+    "n",
+    "k",
+    "theta",
+    "stream",
+    "rounds",
+    "mistakes",
+    "promotions",
+    "eliminations",
+    "bounds",
+    "cumulative",
+    "weight_sum",
+    "ceiling",
+    "note",
+}
 
 
 @pytest.mark.parametrize("stream", STREAMS)
@@ -217,7 +232,13 @@ def test_explorer_builds():
     from onlinelib.explorers import winnow1_explorer
 
     panel = winnow1_explorer(seed=2)
-    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {"lg_n": 10, "k": 4, "ratio": 0.5, "stream": "sparse random", "seed": 2}
+    assert {w._kwarg: w.value for w in panel.kwargs_widgets} == {
+        "lg_n": 10,
+        "k": 4,
+        "ratio": 0.5,
+        "stream": "sparse random",
+        "seed": 2,
+    }
 
 
 @pytest.mark.parametrize("stream", STREAMS)

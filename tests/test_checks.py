@@ -6,6 +6,7 @@ check with the comparison the students' public checks use (``onlinelib.grading``
 group checks that both sides give the same verdict, and that nothing a student's code returns or
 raises escapes a check, while the sandbox's own failure (a BaseException) does.
 """
+
 from fractions import Fraction
 
 import numpy as np
@@ -16,7 +17,6 @@ from booktools import checks
 from booktools.grade_sandbox import RemoteError, RemoteNotImplementedError, SandboxFailure
 from onlinelib import grading
 from test_grading import Halving, line_stream, reference_drift, reference_halving, reference_rwma, reference_sizes
-
 
 # -- a subtly wrong learner and a correct function ------------------------------------------------------
 
@@ -30,7 +30,7 @@ class HalvingTiesDown(Halving):
 def first_tie_round(table, X, y):
     """The first round in which the reference's version space splits exactly in half on x_t."""
     learner = reference_halving(table)
-    for t, (x, label) in enumerate(zip(X, y)):
+    for t, (x, label) in enumerate(zip(X, y, strict=True)):
         negative, positive = learner.votes(int(x))
         if negative == positive:
             return t + 1
@@ -59,8 +59,9 @@ def test_compare_functions_reports_first_differing_round_and_both_values():
         F[6:] += 0.125
         return F
 
-    report = checks.compare_functions(wrong_from_round_7, reference_rwma,
-                                       [checks.Case("iid", (P, y, 0.5))], rounds=True)
+    report = checks.compare_functions(
+        wrong_from_round_7, reference_rwma, [checks.Case("iid", (P, y, 0.5))], rounds=True
+    )
     (check,) = report.checks
     assert not check.passed and check.points == 0 and check.max_points == 1
     assert "first difference at round 7" in check.message
@@ -89,7 +90,9 @@ def test_compare_functions_entries_fractions_lengths_and_none():
 
     cases = [checks.Case("p", (p,))]
     msg = checks.compare_functions(off, ref, cases).checks[0].message
-    assert "first difference at entry [2]" in msg and f"expected {E[2]}" in msg and f"got {E[2] + Fraction(1, 7)}" in msg
+    assert (
+        "first difference at entry [2]" in msg and f"expected {E[2]}" in msg and f"got {E[2] + Fraction(1, 7)}" in msg
+    )
     assert checks.compare_functions(lambda p: [float(v) for v in ref(p)], ref, cases).passed  # floats within 1e-9
     msg = checks.compare_functions(lambda p: ref(p)[:-1], ref, cases).checks[0].message
     assert f"expected {len(E)} entries, got {len(E) - 1}" in msg
@@ -128,9 +131,17 @@ def test_compare_functions_gives_each_function_its_own_copy():
         (lambda: checks.compare_functions(abs, abs, "abc"), TypeError, "cases must be a list"),
         (lambda: checks.compare_functions(abs, abs, [("a", (1,)), 5]), TypeError, r"cases\[1\] must be a Case"),
         (lambda: checks.compare_functions(abs, abs, [("a", 1)]), TypeError, r"cases\[0\].args must be a tuple"),
-        (lambda: checks.compare_functions(abs, abs, [checks.Case("a", (1,), points=-1)]), ValueError, r"cases\[0\].points"),
+        (
+            lambda: checks.compare_functions(abs, abs, [checks.Case("a", (1,), points=-1)]),
+            ValueError,
+            r"cases\[0\].points",
+        ),
         (lambda: checks.compare_functions(abs, abs, [("a", (1,))], rtol=-1), ValueError, "rtol"),
-        (lambda: checks.compare_functions(abs, abs, [("a", ("x",))]), ValueError, r"reference_fn failed on cases\[0\] \('a'\)"),
+        (
+            lambda: checks.compare_functions(abs, abs, [("a", ("x",))]),
+            ValueError,
+            r"reference_fn failed on cases\[0\] \('a'\)",
+        ),
     ],
 )
 def test_compare_functions_bad_input(call, error, pattern):
@@ -145,11 +156,13 @@ def test_compare_learners_reports_the_first_differing_round():
     table, X, y = line_stream(seed=0, length=40)
     t = first_tie_round(table, X, y)
     assert t is not None
-    report = checks.compare_learners(HalvingTiesDown, reference_halving,
-                                      [checks.Stream("line", X, y, params={"table": table})])
+    report = checks.compare_learners(
+        HalvingTiesDown, reference_halving, [checks.Stream("line", X, y, params={"table": table})]
+    )
     assert report.checks[0].message == f"first difference at round {t} (prediction): expected +1, got -1"
-    report = checks.compare_learners(Halving, reference_halving, [("line", X, y, {"table": table})],
-                                      observe={"|V|": lambda L: L.size})
+    report = checks.compare_learners(
+        Halving, reference_halving, [("line", X, y, {"table": table})], observe={"|V|": lambda L: L.size}
+    )
     assert report.passed and "all 40 rounds (predictions and |V|)" in report.checks[0].message
 
 
@@ -196,14 +209,23 @@ def test_compare_learners_reports_observables_bad_predictions_and_exceptions():
         (lambda s: checks.compare_learners(None, Halving, s), TypeError, "student_factory must be callable"),
         (lambda s: checks.compare_learners(Halving, 1, s), TypeError, "reference_factory must be callable"),
         (lambda s: checks.compare_learners(Halving, Halving, []), ValueError, "streams must hold at least one"),
-        (lambda s: checks.compare_learners(Halving, Halving, [("a", [1, 2], [1])]), ValueError,
-         r"streams\[0\] \('a'\): X and y must have one entry per round"),
-        (lambda s: checks.compare_learners(Halving, Halving, [("a", [1, 2], [1, 0])]), ValueError,
-         r"streams\[0\] \('a'\): y must hold labels in \{-1, \+1\}"),
+        (
+            lambda s: checks.compare_learners(Halving, Halving, [("a", [1, 2], [1])]),
+            ValueError,
+            r"streams\[0\] \('a'\): X and y must have one entry per round",
+        ),
+        (
+            lambda s: checks.compare_learners(Halving, Halving, [("a", [1, 2], [1, 0])]),
+            ValueError,
+            r"streams\[0\] \('a'\): y must hold labels in \{-1, \+1\}",
+        ),
         (lambda s: checks.compare_learners(Halving, Halving, [("a", [1], [1], 5)]), TypeError, r"streams\[0\].params"),
         (lambda s: checks.compare_learners(Halving, Halving, s, observe={"w": 3}), TypeError, r"observe\['w'\]"),
-        (lambda s: checks.compare_learners(Halving, lambda table: object(), s), TypeError,
-         "reference_factory must build a learner"),
+        (
+            lambda s: checks.compare_learners(Halving, lambda table: object(), s),
+            TypeError,
+            "reference_factory must build a learner",
+        ),
     ],
 )
 def test_compare_learners_bad_input(call, error, pattern):
@@ -212,17 +234,26 @@ def test_compare_learners_bad_input(call, error, pattern):
         call([checks.Stream("line", X, y, params={"table": table})])
 
 
-
-
 # -- record_public_checks, and one comparison for the public checks and the hidden tests ------------
 
 
 def test_checks_holds_what_the_hidden_tests_use_and_the_library_none_of_the_engine():
-    for name in ["Stream", "Case", "GradeReport", "compare_learners", "compare_functions", "check_bounds",
-                 "record_public_checks"]:
+    for name in [
+        "Stream",
+        "Case",
+        "GradeReport",
+        "compare_learners",
+        "compare_functions",
+        "check_bounds",
+        "record_public_checks",
+    ]:
         assert name in checks.__all__ and hasattr(checks, name), name
     assert (checks.Stream, checks.Case, checks.GradeReport, checks.check_bounds) == (
-        grading.Stream, grading.Case, grading.GradeReport, grading.check_bounds)
+        grading.Stream,
+        grading.Case,
+        grading.GradeReport,
+        grading.check_bounds,
+    )
     for name in ["compare_learners", "compare_functions", "record_public_checks"]:
         assert not hasattr(grading, name) and name not in grading.__all__, name
 
@@ -233,7 +264,9 @@ def test_public_checks_and_hidden_tests_give_the_same_verdicts():
     table, X, y = line_stream(seed=0, length=40)
     t = first_tie_round(table, X, y)
     streams = [checks.Stream("line", X, y, params={"table": table})]
-    public = grading.PublicChecks(checks.record_public_checks(reference_halving, streams=streams, observe={"|V|": "size"}))
+    public = grading.PublicChecks(
+        checks.record_public_checks(reference_halving, streams=streams, observe={"|V|": "size"})
+    )
     hidden = checks.compare_learners(HalvingTiesDown, reference_halving, streams, observe={"|V|": lambda L: L.size})
     assert public.run(HalvingTiesDown).checks == hidden.checks
     assert hidden.checks[0].message == f"first difference at round {t} (prediction): expected +1, got -1"
@@ -257,7 +290,9 @@ def test_record_public_checks_bad_input():
     with pytest.raises(ValueError, match="exactly one of streams"):
         checks.record_public_checks(reference_halving)
     with pytest.raises(TypeError, match=r"observe\['s'\] must be an attribute name"):
-        checks.record_public_checks(reference_halving, streams=[("s", [0], [1], {"table": [[1]]})], observe={"s": "a b"})
+        checks.record_public_checks(
+            reference_halving, streams=[("s", [0], [1], {"table": [[1]]})], observe={"s": "a b"}
+        )
     with pytest.raises(TypeError, match="reference must be callable"):
         checks.record_public_checks(None, cases=[("a", (1,))])
 
@@ -303,15 +338,22 @@ class HostileReal(float):
         raise TypeError("no float")
 
 
-@pytest.mark.parametrize("expected, returned, message", [
-    (1.5, Hostile(), "wrong value: expected 1.5, got <Hostile object>"),
-    ([1.0, 2.0], [1.0, Hostile()], "first difference at entry [1]: expected 2, got <Hostile object>"),
-    ({"w": 1}, HostileMapping(w=1), "the value could not be compared: raised KeyError: 'no looking in me'"),
-    ([1, 2], HostileList([1, 2]), "the value could not be compared: raised IndexError: no indexing me"),
-    (np.arange(3.0), HostileList([0.0, 1.0, 2.0]), "the value could not be compared: raised IndexError: no indexing me"),
-    (2.0, HostileReal(2.0), "the value could not be compared: raised TypeError: no float"),
-    ("abc", np.array(["abc"] * 5), "wrong value: expected 'abc', got array of shape (5,) and dtype <U3 starting"),
-])
+@pytest.mark.parametrize(
+    "expected, returned, message",
+    [
+        (1.5, Hostile(), "wrong value: expected 1.5, got <Hostile object>"),
+        ([1.0, 2.0], [1.0, Hostile()], "first difference at entry [1]: expected 2, got <Hostile object>"),
+        ({"w": 1}, HostileMapping(w=1), "the value could not be compared: raised KeyError: 'no looking in me'"),
+        ([1, 2], HostileList([1, 2]), "the value could not be compared: raised IndexError: no indexing me"),
+        (
+            np.arange(3.0),
+            HostileList([0.0, 1.0, 2.0]),
+            "the value could not be compared: raised IndexError: no indexing me",
+        ),
+        (2.0, HostileReal(2.0), "the value could not be compared: raised TypeError: no float"),
+        ("abc", np.array(["abc"] * 5), "wrong value: expected 'abc', got array of shape (5,) and dtype <U3 starting"),
+    ],
+)
 def test_a_value_that_cannot_be_compared_is_a_failed_check(expected, returned, message):
     report = checks.compare_functions(lambda: returned, lambda: expected, [("c", ())])
     assert not report.passed and report.checks[0].message.startswith(message), report.checks[0].message
@@ -360,17 +402,28 @@ def test_the_students_exceptions_fail_the_check_and_the_sandboxs_failure_ends_it
     def raising(exc):
         def fn(*args, **kwargs):
             raise exc
+
         return fn
 
     class Remote(Halving):
         predict = staticmethod(raising(RemoteError("ValueError", "negative label")))
 
-    assert checks.compare_learners(Remote, reference_halving, stream).checks[0].message == \
-        "round 1: predict raised ValueError: negative label"
-    assert checks.compare_learners(raising(RemoteNotImplementedError("NotImplementedError", "")), reference_halving,
-                                   stream).checks[0].message == "not implemented yet (building the learner)"
-    assert checks.compare_functions(raising(RemoteError("KeyError", "'-1'")), abs, [("a", (1,))]).checks[0].message == \
-        "raised KeyError: '-1'"
+    assert (
+        checks.compare_learners(Remote, reference_halving, stream).checks[0].message
+        == "round 1: predict raised ValueError: negative label"
+    )
+    assert (
+        checks.compare_learners(
+            raising(RemoteNotImplementedError("NotImplementedError", "")), reference_halving, stream
+        )
+        .checks[0]
+        .message
+        == "not implemented yet (building the learner)"
+    )
+    assert (
+        checks.compare_functions(raising(RemoteError("KeyError", "'-1'")), abs, [("a", (1,))]).checks[0].message
+        == "raised KeyError: '-1'"
+    )
 
     timeout = SandboxFailure("timeout", "timed out after 5 s during the hidden tests")
 

@@ -1,4 +1,5 @@
 """Tests for onlinelib.concepts: ConceptClass and the class constructors."""
+
 from math import comb
 
 import numpy as np

@@ -10,6 +10,7 @@ standard errors) and against the bookkeeping the docstrings promise. Integer and
 quantities are compared exactly; every floating-point or Monte Carlo comparison states its
 tolerance. All randomness is seeded.
 """
+
 import itertools
 import math
 from decimal import Decimal, localcontext
@@ -197,7 +198,13 @@ def test_chain_exact_values_n3():
 def test_chain_exact_values_n5():
     chain = DirectedDriftChain(5)
     assert chain.expected_mistakes() == Fraction(1105847, 87472)
-    assert [chain.mistake_probability(d) for d in range(1, 6)] == [Fraction(3, 8), Fraction(3, 8), Fraction(5, 8), Fraction(5, 8), 1]
+    assert [chain.mistake_probability(d) for d in range(1, 6)] == [
+        Fraction(3, 8),
+        Fraction(3, 8),
+        Fraction(5, 8),
+        Fraction(5, 8),
+        1,
+    ]
     expected_p = [Fraction(1, 3), Fraction(7, 12), Fraction(71, 100), Fraction(22, 25), 1]
     assert [chain.good_flip_probability(d) for d in range(1, 6)] == expected_p
     assert chain.mistake_probability(0) == 0
@@ -206,8 +213,14 @@ def test_chain_exact_values_n5():
 def test_chain_even_n_values():
     """Ties: at even n, -w* is right on the ties, so P(mistake | d = n) < 1 (5/11 at n = 4)."""
     assert DirectedDriftChain(4).mistake_probability(4) == Fraction(5, 11)
-    assert [DirectedDriftChain(6).mistake_probability(d) for d in range(1, 7)] == [Fraction(k, 21) for k in (5, 5, 8, 8, 11, 11)]
-    assert [DirectedDriftChain(n).mistake_probability(1) for n in (6, 8, 10)] == [Fraction(5, 21), Fraction(35, 163), Fraction(63, 319)]
+    assert [DirectedDriftChain(6).mistake_probability(d) for d in range(1, 7)] == [
+        Fraction(k, 21) for k in (5, 5, 8, 8, 11, 11)
+    ]
+    assert [DirectedDriftChain(n).mistake_probability(1) for n in (6, 8, 10)] == [
+        Fraction(5, 21),
+        Fraction(35, 163),
+        Fraction(63, 319),
+    ]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 12, 41])
@@ -257,7 +270,7 @@ def test_chain_rates_match_brute_force(n, target):
 def solve_fractions(A, b):
     """Gauss-Jordan elimination in exact Fractions."""
     k = len(b)
-    M = [list(row) + [rhs] for row, rhs in zip(A, b)]
+    M = [list(row) + [rhs] for row, rhs in zip(A, b, strict=True)]
     for col in range(k):
         pivot = next(r for r in range(col, k) if M[r][col] != 0)
         M[col], M[pivot] = M[pivot], M[col]
@@ -266,7 +279,7 @@ def solve_fractions(A, b):
         for r in range(k):
             if r != col and M[r][col] != 0:
                 f = M[r][col]
-                M[r] = [x - f * y for x, y in zip(M[r], M[col])]
+                M[r] = [x - f * y for x, y in zip(M[r], M[col], strict=True)]
     return [M[r][k] for r in range(k)]
 
 
@@ -337,10 +350,10 @@ def test_log_expected_mistakes_grows_with_odd_n():
     ns = list(range(1, 62, 2)) + [101, 201, 801]
     logs = [DirectedDriftChain(n, exact=False).log_expected_mistakes() for n in ns]
     assert all(math.isfinite(x) for x in logs)
-    assert all(a < b for a, b in zip(logs, logs[1:]))
+    assert all(a < b for a, b in zip(logs, logs[1:], strict=False))
     assert logs[0] == pytest.approx(math.log(0.5), abs=1e-15)  # n = 1: w0 = -w* w.p. 1/2, then one mistake
     # the source's lower bound e^{0.139 n} holds (loosely) wherever computed; and E[M] <= 2^n-ish growth
-    assert all(x >= 0.139 * n for n, x in zip(ns[1:], logs[1:]))
+    assert all(x >= 0.139 * n for n, x in zip(ns[1:], logs[1:], strict=True))
     assert logs[-1] / 801 < math.log(2)
 
 
@@ -349,7 +362,7 @@ def test_expected_mistakes_increase_with_start_distance(n):
     chain = DirectedDriftChain(n)
     values = [chain.expected_mistakes(d) for d in range(n + 1)]
     assert values[0] == 0
-    assert all(a < b for a, b in zip(values, values[1:]))
+    assert all(a < b for a, b in zip(values, values[1:], strict=False))
     assert values[0] < chain.expected_mistakes() < values[n]
 
 
@@ -362,7 +375,7 @@ def test_parity_effect():
     the full 2^n-state chain and against simulation elsewhere in this file.)"""
     exact = [None] + [DirectedDriftChain(n).expected_mistakes() for n in range(1, 32)]
     assert exact[4] == Fraction(907, 88)
-    assert all(a < b for a, b in zip(exact[1:], exact[2:]))
+    assert all(a < b for a, b in zip(exact[1:], exact[2:], strict=False))
     for n in range(4, 31, 2):
         assert math.log(exact[n] / exact[n - 1]) > 0.8
         assert math.log(exact[n + 1] / exact[n]) < 0.25
@@ -378,10 +391,11 @@ def test_sojourn_and_wrong_stop_probabilities():
     assert chain.wrong_stop_probability(0.2, d0=0) == 0.0
     values = [chain.wrong_stop_probability(delta) for delta in (0.5, 0.1, 0.01, 1e-6)]
     assert all(0 < v < 1 for v in values)
-    assert all(a > b for a, b in zip(values, values[1:]))  # a longer threshold stops wrongly less often
+    assert all(a > b for a, b in zip(values, values[1:], strict=False))  # a longer threshold stops wrongly less often
     # exact and float chains agree
     assert DirectedDriftChain(25, exact=False).wrong_stop_probability(0.1) == pytest.approx(
-        DirectedDriftChain(25).wrong_stop_probability(0.1), rel=1e-10)
+        DirectedDriftChain(25).wrong_stop_probability(0.1), rel=1e-10
+    )
     # MATH.md 1.5: the global wrong-stop probability is far above delta at moderate n
     assert DirectedDriftChain(41).wrong_stop_probability(0.05) > 0.05
 
@@ -420,7 +434,9 @@ def test_wrong_stop_probability_is_accurate(n):
         chain = DirectedDriftChain(n, exact=exact)
         for delta in (0.05, 0.3):
             for d0 in (None, 1, n // 2, n):
-                assert chain.wrong_stop_probability(delta, d0=d0) == pytest.approx(decimal_wrong_stop(n, delta, d0), abs=1e-12)
+                assert chain.wrong_stop_probability(delta, d0=d0) == pytest.approx(
+                    decimal_wrong_stop(n, delta, d0), abs=1e-12
+                )
 
 
 def test_wrong_stop_probability_large_n():
@@ -429,7 +445,7 @@ def test_wrong_stop_probability_large_n():
     assert chain.wrong_stop_probability(0.05) > 1 - 1e-12
     values = [chain.wrong_stop_probability(0.05, d0=d) for d in range(202)]
     assert values[0] == 0.0 and all(0.98 < v <= 1 for v in values[1:])
-    assert all(a <= b + 1e-15 for a, b in zip(values[1:], values[2:]))  # further away, more likely wrong
+    assert all(a <= b + 1e-15 for a, b in zip(values[1:], values[2:], strict=False))  # further away, more likely wrong
 
 
 def test_confidence_threshold_and_batch_sizes():
@@ -586,7 +602,11 @@ def test_w0_as_one_vector_and_truncation():
 
 def test_same_seed_same_run():
     w_star = np.array([1, -1, 1, 1, -1, 1])
-    for drift in (DirectedDrift(6, 0.2), DirectedDrift(6, batch="single", m=5), DirectedDrift(6, 0.3, batch="multi", m=7)):
+    for drift in (
+        DirectedDrift(6, 0.2),
+        DirectedDrift(6, batch="single", m=5),
+        DirectedDrift(6, 0.3, batch="multi", m=7),
+    ):
         a = drift.simulate(w_star, 200, np.random.default_rng(9), max_examples=CAP)
         b = drift.simulate(w_star, 200, np.random.default_rng(9), max_examples=CAP)
         c = drift.simulate(w_star, 200, np.random.default_rng(10), max_examples=CAP)
@@ -614,7 +634,9 @@ def test_votes_are_not_mistakes():
     n, m = 5, 201
     w_star = np.array([-1, 1, 1, -1, 1])
     for batch in ("single", "multi"):
-        res = DirectedDrift(n, batch=batch, m=m).simulate(w_star, 50, np.random.default_rng(4), w0=-w_star, max_examples=1)
+        res = DirectedDrift(n, batch=batch, m=m).simulate(
+            w_star, 50, np.random.default_rng(4), w0=-w_star, max_examples=1
+        )
         assert (res.mistakes == 1).all()
         assert (res.examples == m).all()
 
@@ -658,7 +680,9 @@ def test_multi_rules_flip_counts(rule, law):
     n, trials = 5, 4000
     rng = np.random.default_rng(12)
     w_star = random_sign_vector(n, rng)
-    res = DirectedDrift(n, batch="multi", m=1, multi_rule=rule).simulate(w_star, trials, rng, w0=-w_star, max_examples=1)
+    res = DirectedDrift(n, batch="multi", m=1, multi_rule=rule).simulate(
+        w_star, trials, rng, w0=-w_star, max_examples=1
+    )
     assert (res.mistakes == 1).all() and (res.bad_flips == 0).all()  # from -w* no flip can be bad
     assert set(np.unique(res.flips)) <= set(law)
     assert np.array_equal(res.final_distance, n - res.flips)
@@ -716,7 +740,9 @@ def test_majority_rule_with_large_batch_finishes_in_one_update():
     n, m = 5, 2001
     rng = np.random.default_rng(13)
     w_star = random_sign_vector(n, rng)
-    res = DirectedDrift(n, batch="multi", m=m, multi_rule="majority").simulate(w_star, 20, rng, w0=-w_star, max_examples=CAP)
+    res = DirectedDrift(n, batch="multi", m=m, multi_rule="majority").simulate(
+        w_star, 20, rng, w0=-w_star, max_examples=CAP
+    )
     assert (res.mistakes == 1).all() and (res.flips == n).all() and (res.examples == m).all()
     assert res.finished.all() and (res.final_distance == 0).all()
 
@@ -724,8 +750,12 @@ def test_majority_rule_with_large_batch_finishes_in_one_update():
 def test_multi_rule_double_flips_more_than_literal():
     n, m, trials = 15, 60, 300
     w_star = random_sign_vector(n, np.random.default_rng(14))
-    lit = DirectedDrift(n, batch="multi", m=m).simulate(w_star, trials, np.random.default_rng(15), w0=-w_star, max_examples=1)
-    dbl = DirectedDrift(n, batch="multi", m=m, multi_rule="double").simulate(w_star, trials, np.random.default_rng(15), w0=-w_star, max_examples=1)
+    lit = DirectedDrift(n, batch="multi", m=m).simulate(
+        w_star, trials, np.random.default_rng(15), w0=-w_star, max_examples=1
+    )
+    dbl = DirectedDrift(n, batch="multi", m=m, multi_rule="double").simulate(
+        w_star, trials, np.random.default_rng(15), w0=-w_star, max_examples=1
+    )
     # same seed, same draws: the double rule flips min(2r, n) where the literal one flips r
     assert np.array_equal(dbl.flips, np.minimum(2 * lit.flips, n))
     assert (lit.flips >= 1).all()
@@ -736,8 +766,16 @@ def test_multi_rule_double_flips_more_than_literal():
 
 @pytest.mark.parametrize(
     "delta, error",
-    [(0, ValueError), (1, ValueError), (-0.5, ValueError), (float("nan"), ValueError), (1.5, ValueError),
-     (float("inf"), ValueError), ("0.1", TypeError), (True, TypeError)],
+    [
+        (0, ValueError),
+        (1, ValueError),
+        (-0.5, ValueError),
+        (float("nan"), ValueError),
+        (1.5, ValueError),
+        (float("inf"), ValueError),
+        ("0.1", TypeError),
+        (True, TypeError),
+    ],
 )
 def test_bad_delta(delta, error):
     match = r"delta must be a (finite )?real number in \(0, 1\), got "

@@ -4,6 +4,7 @@ The engine jumps from one state change to the next with the learners' compiled `
 its Trace, final state and observables must equal the loop's exactly (tolerance 0),
 on data built to hit ties (scores exactly at the threshold) and rounding-sensitive sums.
 """
+
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
@@ -12,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from examples import state
-
 from onlinelib import (
     Elimination,
     Halving,
@@ -174,13 +174,20 @@ def test_winnow1(data, theta, sparse):
 def test_winnow2(data, alpha, theta, tie_positive, sparse):
     X, y = data
     Xin = sp.csr_matrix(X) if sparse else X
-    make = lambda: Winnow2(X.shape[1], alpha=alpha, theta=theta, positive_at_threshold=tie_positive)
+
+    def make():
+        return Winnow2(X.shape[1], alpha=alpha, theta=theta, positive_at_threshold=tie_positive)
+
     assert_engine_equals_loop(make, Xin, y)
 
 
 @PROPERTY
-@given(st.one_of(boolean_stream(), boolean_stream(consistent=True)), st.sampled_from(["conjunction", "disjunction"]),
-       st.booleans(), st.booleans())
+@given(
+    st.one_of(boolean_stream(), boolean_stream(consistent=True)),
+    st.sampled_from(["conjunction", "disjunction"]),
+    st.booleans(),
+    st.booleans(),
+)
 def test_elimination_including_inconsistent_streams(data, target, monotone, sparse):
     # random labels usually make the stream inconsistent: both methods must then raise the same error
     X, y = data
@@ -191,7 +198,10 @@ def test_elimination_including_inconsistent_streams(data, target, monotone, spar
 @pytest.mark.parametrize("tie_positive", [False, True])
 def test_winnow2_long_sparse_stream(tie_positive):
     X, y, _ = disjunction_stream(2000, 5, 3000, np.random.default_rng(5), active=20, sparse=True)
-    make = lambda: Winnow2(2000, alpha=2.0, theta=2000.0, positive_at_threshold=tie_positive)
+
+    def make():
+        return Winnow2(2000, alpha=2.0, theta=2000.0, positive_at_threshold=tie_positive)
+
     trace, st_ = assert_engine_equals_loop(make, X, y)
     assert st_["promotions"] > 0 and trace.n_mistakes > 5
 
@@ -205,7 +215,7 @@ def test_winnow1_many_exact_ties():
     assert trace.n_mistakes > 0
     ties = 0
     w = Winnow1(6, theta=2)
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         ties += w.score(x) == 2.0
         w.update(x, label)
     assert ties > 0
@@ -240,7 +250,10 @@ def test_observables_perceptron(data, bias):
 @given(boolean_stream(consistent=True), ALPHAS, st.booleans())
 def test_observables_winnow2(data, alpha, tie_positive):
     X, y = data
-    make = lambda: Winnow2(X.shape[1], alpha=alpha, theta=2.0, positive_at_threshold=tie_positive)
+
+    def make():
+        return Winnow2(X.shape[1], alpha=alpha, theta=2.0, positive_at_threshold=tie_positive)
+
     assert_engine_equals_loop(make, X, y, OBSERVE_WINNOW)
 
 
@@ -335,7 +348,8 @@ def test_blocks_needs_a_learner_with_scan():
         run(Halving(thresholds(3)), [0, 1], [1, 1], method="blocks")
     # auto falls back to the loop for such a learner
     assert run(Halving(thresholds(3)), [0, 1], [1, 1], method="auto") == run(
-        Halving(thresholds(3)), [0, 1], [1, 1], method="loop")
+        Halving(thresholds(3)), [0, 1], [1, 1], method="loop"
+    )
 
 
 def test_observe_not_callable():

@@ -1,4 +1,5 @@
 """Tests for the expert streams (onlinelib.streams) and the expert bounds (onlinelib.bounds), chapter 5."""
+
 import math
 
 import numpy as np
@@ -35,7 +36,7 @@ def test_iid_experts_accuracies():
     assert P.dtype == np.int8 and y.dtype == np.int8
     assert set(np.unique(P)) <= {-1, 1} and set(np.unique(y)) == {-1, 1}
     right = (P == y[:, None]).mean(axis=0)
-    for p, emp in zip(acc, right):
+    for p, emp in zip(acc, right, strict=True):
         assert abs(emp - p) <= 5 * math.sqrt(p * (1 - p) / T)
     assert right[0] == 0.0 and right[-1] == 1.0
     assert abs((y == 1).mean() - 0.5) <= 5 * math.sqrt(0.25 / T)  # uniform outcomes
@@ -95,9 +96,7 @@ def test_concept_experts_bad_input():
         concept_experts(thresholds(3), [0, 3])
 
 
-@pytest.mark.parametrize(
-    "accuracies", [[1.2], [-0.1], [0.5, 1.0001], [], [[0.5, 0.5]], [float("nan")], 0.5]
-)
+@pytest.mark.parametrize("accuracies", [[1.2], [-0.1], [0.5, 1.0001], [], [[0.5, 0.5]], [float("nan")], 0.5])
 def test_iid_experts_bad_accuracies(accuracies):
     with pytest.raises(ValueError, match="accuracies"):
         iid_experts(10, accuracies, np.random.default_rng(0))
@@ -190,9 +189,9 @@ def test_bounds_monotone():
     etas = np.linspace(0.01, 0.5, 20)
     for f in (wma_bound, wma_bound_standard, rwma_bound, rwma_bound_standard):
         vals_m = [f(10, m, 0.3) for m in range(20)]
-        assert all(a < b for a, b in zip(vals_m, vals_m[1:]))
+        assert all(a < b for a, b in zip(vals_m, vals_m[1:], strict=False))
         vals_n = [f(n, 3, 0.3) for n in (1, 2, 5, 100)]
-        assert all(a < b for a, b in zip(vals_n, vals_n[1:]))
+        assert all(a < b for a, b in zip(vals_n, vals_n[1:], strict=False))
     for eta in etas:
         assert wma_bound(10, 5, eta) <= wma_bound_standard(10, 5, eta) + 1e-9
         assert rwma_bound(10, 5, eta) <= rwma_bound_standard(10, 5, eta) + 1e-9
@@ -200,8 +199,16 @@ def test_bounds_monotone():
 
 @pytest.mark.parametrize("f", [wma_bound, wma_bound_standard, rwma_bound, rwma_bound_standard])
 def test_bounds_bad_input(f):
-    for eta, exc in [(0, ValueError), (-0.2, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
-                     (1.01, ValueError), (True, TypeError), ("0.3", TypeError), (None, TypeError)]:
+    for eta, exc in [
+        (0, ValueError),
+        (-0.2, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        (1.01, ValueError),
+        (True, TypeError),
+        ("0.3", TypeError),
+        (None, TypeError),
+    ]:
         with pytest.raises(exc, match="eta"):
             f(10, 2, eta)
     for n, exc in [(0, ValueError), (-1, ValueError), (True, TypeError), (2.0, TypeError)]:
@@ -218,14 +225,18 @@ def test_standard_bounds_need_eta_at_most_half(f):
     for eta in (0.5000001, 0.75, 1.0):
         with pytest.raises(ValueError, match="eta"):
             f(4, 1, eta)
-    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 0\.5\] \(for this bound\), got 0\.75$"):
+    with pytest.raises(
+        ValueError, match=r"^eta must be a finite real number in \(0, 0\.5\] \(for this bound\), got 0\.75$"
+    ):
         f(4, 1, 0.75)
 
 
 @pytest.mark.parametrize("f", [wma_bound, rwma_bound])
 def test_exact_bounds_take_eta_up_to_one(f):
     assert f(4, 0, 1.0) > 0
-    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 1\] \(for this bound\), got 1\.01$"):
+    with pytest.raises(
+        ValueError, match=r"^eta must be a finite real number in \(0, 1\] \(for this bound\), got 1\.01$"
+    ):
         f(4, 1, 1.01)
 
 

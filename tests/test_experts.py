@@ -1,4 +1,5 @@
 """Tests for onlinelib.experts: Weighted Majority and Randomized Weighted Majority (chapter 5)."""
+
 import math
 from fractions import Fraction
 
@@ -50,7 +51,7 @@ def play_class(P, y, eta):
     """Drive the per-round class by hand, recording predictions, F_t, weights and ln Phi."""
     learner = WeightedMajority(P.shape[1], eta)
     preds, fracs, weights, logphi = [], [], [learner.weights.copy()], [learner.log_potential]
-    for x, label in zip(P, y):
+    for x, label in zip(P, y, strict=True):
         preds.append(learner.predict(x))
         fracs.append(learner.wrong_fraction(x, int(label)))
         learner.update(x, int(label))
@@ -73,7 +74,7 @@ def test_hand_example_vectorised():
     np.testing.assert_allclose(r.log_potential, np.log(HAND_PHI), rtol=1e-14, atol=1e-15)
     assert r.log_potential[0] == pytest.approx(math.log(3), rel=1e-15)
     # ln Phi_T = ln sum_i (1 - eta)^{c_i}
-    assert r.log_potential[-1] == pytest.approx(math.log(sum(0.5 ** c for c in [1, 3, 3])), rel=1e-14)
+    assert r.log_potential[-1] == pytest.approx(math.log(sum(0.5**c for c in [1, 3, 3])), rel=1e-14)
 
 
 def test_hand_example_class():
@@ -140,7 +141,7 @@ def test_rwma_class_reproducible_with_seed():
     np.testing.assert_array_equal(a.predictions, b.predictions)
     assert not np.array_equal(a.predictions, c.predictions)  # 200 rounds of random picks on random advice
     # every prediction is the advice of some expert
-    assert all(p in row for p, row in zip(a.predictions, P))
+    assert all(p in row for p, row in zip(a.predictions, P, strict=True))
 
 
 def test_rwma_class_follows_only_expert_with_weight():
@@ -376,9 +377,20 @@ GOOD_Y = np.array([1, 1, -1])
 
 @pytest.mark.parametrize(
     "eta, exc",
-    [(0, ValueError), (0.0, ValueError), (-0.1, ValueError), (1.0000001, ValueError), (2, ValueError),
-     (float("nan"), ValueError), (float("inf"), ValueError), (True, TypeError), (np.bool_(False), TypeError),
-     ("0.5", TypeError), (None, TypeError), (0.5j, TypeError)],
+    [
+        (0, ValueError),
+        (0.0, ValueError),
+        (-0.1, ValueError),
+        (1.0000001, ValueError),
+        (2, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        (True, TypeError),
+        (np.bool_(False), TypeError),
+        ("0.5", TypeError),
+        (None, TypeError),
+        (0.5j, TypeError),
+    ],
 )
 def test_bad_eta(eta, exc):
     with pytest.raises(exc, match="eta"):
@@ -409,7 +421,9 @@ def test_check_eta_keywords_and_messages():
     with pytest.raises(TypeError, match=rf"^eta must be a real number in \(0, 1\] \({why}\), got '1'$"):
         check_eta("1")
     assert check_eta(0.5, high=0.5) == 0.5
-    with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 0\.5\] \(for this bound\), got 0\.75$"):
+    with pytest.raises(
+        ValueError, match=r"^eta must be a finite real number in \(0, 0\.5\] \(for this bound\), got 0\.75$"
+    ):
         check_eta(0.75, high=0.5, why="for this bound")
     assert check_eta(0.999, closed="neither") == 0.999
     with pytest.raises(ValueError, match=r"^eta must be a finite real number in \(0, 1\) \(no Halving\), got 1\.0$"):
@@ -515,7 +529,7 @@ def test_eta_one_long_stream_chunked_round_number(monkeypatch):
     r = weighted_majority_run(P[:6], y[:6], 0.5)
     monkeypatch.setattr(ex, "_CHUNK_ELEMENTS", 2**22)
     r2 = weighted_majority_run(P[:6], y[:6], 0.5)
-    for a, b in zip(r, r2):
+    for a, b in zip(r, r2, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -537,7 +551,7 @@ def test_log_potential_near_eta_one_within_the_documented_accuracy(eta):
     r = weighted_majority_run(P, y, eta)
     exact = math.log(2 * (1 - eta) + (1 - eta) ** 2)
     learner = WeightedMajority(3, eta)
-    for x, label in zip(P, y):
+    for x, label in zip(P, y, strict=True):
         learner.update(x, int(label))
     assert learner.log_potential == pytest.approx(exact, rel=1e-12)
     assert r.log_potential[-1] == pytest.approx(exact, rel=1e-10)
@@ -552,11 +566,11 @@ def exact_wma_predictions(P, y, eta):
     P, y = np.asarray(P), np.asarray(y)
     counts = [0] * P.shape[1]
     out, ties = [], 0
-    for row, label in zip(P.tolist(), y.tolist()):
-        vote = sum(p * factor ** c for p, c in zip(row, counts))
+    for row, label in zip(P.tolist(), y.tolist(), strict=True):
+        vote = sum(p * factor**c for p, c in zip(row, counts, strict=True))
         ties += vote == 0
         out.append(1 if vote >= 0 else -1)
-        counts = [c + (p != label) for p, c in zip(row, counts)]
+        counts = [c + (p != label) for p, c in zip(row, counts, strict=True)]
     return out, ties
 
 
@@ -582,7 +596,7 @@ def test_exact_tie_with_inexact_float_power_goes_to_plus_one():
     assert ties == 1 and want[-1] == 1
     assert weighted_majority_run(P, y, 0.5).predictions.tolist() == want
     learner = WeightedMajority(10, 0.5)
-    for x, label in zip(P[:-1], y[:-1]):
+    for x, label in zip(P[:-1], y[:-1], strict=True):
         learner.update(x, int(label))
     assert learner.expert_mistakes.tolist() == EXCESS
     assert learner.predict(P[-1]) == 1
@@ -611,7 +625,7 @@ def test_predictions_equal_exact_fraction_replay(eta):
             assert weighted_majority_run(*stream, eta).predictions.tolist() == want
             learner = WeightedMajority(N, eta)
             got = []
-            for x, label in zip(*stream):
+            for x, label in zip(*stream, strict=True):
                 got.append(learner.predict(x))
                 learner.update(x, int(label))
             assert got == want
@@ -626,7 +640,7 @@ def test_adversary_cell_of_the_chapter_is_exact():
         P, y = wma_adversary(2000, 10, 0.5, rng)
         want, ties = exact_wma_predictions(P, y, 0.5)
         total_ties += ties
-        assert sum(p != label for p, label in zip(want, y.tolist())) == 2000  # exact WMA errs every round
+        assert sum(p != label for p, label in zip(want, y.tolist(), strict=True)) == 2000  # exact WMA errs every round
     assert total_ties > 0
 
 

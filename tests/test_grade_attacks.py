@@ -16,6 +16,7 @@ characters and a formula in file names). After each run we check that
   their command lines), and no cgroup of the run is left behind;
 * nothing an attack printed to a terminal reached the grader's own output.
 """
+
 from __future__ import annotations
 
 import csv
@@ -37,7 +38,8 @@ ATTACKS = ROOT / "tests" / "submissions" / "attacks"
 
 pytestmark = pytest.mark.skipif(
     grade_sandbox.find_bwrap() is None,
-    reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it and runs these")
+    reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it and runs these",
+)
 
 FULL, ZERO = "full", 0
 # file -> (allowed statuses, score: FULL or 0, a regular expression the feedback must match)
@@ -50,23 +52,39 @@ EXPECTED = {
         "read_expected_from_frames.md": ({"graded"}, ZERO, r"\|V\| differs"),
         "patch_numpy.md": ({"graded"}, ZERO, r"\|V\| differs"),
         "poison_library.md": ({"graded"}, ZERO, r"\|V\| differs"),
-        "reference_alias.md": ({"forbidden"}, ZERO, r"uses onlinelib\.version_space\.Halving, which assignment 'halving' asks you to write"),
+        "reference_alias.md": (
+            {"forbidden"},
+            ZERO,
+            r"uses onlinelib\.version_space\.Halving, which assignment 'halving' asks you to write",
+        ),
         "reference_string_import.md": ({"forbidden"}, ZERO, r"uses onlinelib\.version_space\.Halving"),
         "reference_private_rule.md": ({"forbidden"}, ZERO, r"uses onlinelib\.version_space\._majority"),
         "old_reference_name.md": ({"error"}, ZERO, r"has no attribute 'reference_halving'"),
-        "search_for_source.md": ({"graded", "forbidden"}, ZERO, r"\|V\| differs|uses onlinelib\.version_space\.Halving"),
+        "search_for_source.md": (
+            {"graded", "forbidden"},
+            ZERO,
+            r"\|V\| differs|uses onlinelib\.version_space\.Halving",
+        ),
         "forge_result.md": ({"protocol", "crashed"}, ZERO, r"reply|exited"),
         "bad_replies.md": ({"graded"}, ZERO, r"not plain data"),
         "hang_in_predict.md": ({"timeout"}, ZERO, r"timed out after \d+ s during the hidden tests"),
         "kill_everything.md": ({"graded", "crashed"}, ZERO, r"\|V\| differs|killed"),
-        "close_replies.md": ({"crashed"}, ZERO, r"(closed its connection to the grader|exited with status \d+) in code cell 2"),
+        "close_replies.md": (
+            {"crashed"},
+            ZERO,
+            r"(closed its connection to the grader|exited with status \d+) in code cell 2",
+        ),
         "segfault.md": ({"crashed"}, ZERO, r"SIGSEGV|status 139"),
         "tamper_files.md": ({"graded"}, FULL, "all checks passed"),
         "look_around.md": ({"graded"}, FULL, "all checks passed"),
         "terminal_write.md": ({"protocol", "graded"}, None, r"not a grader reply|all checks passed"),
         "daemon_then_finish.md": ({"graded"}, ZERO, r"\|V\| differs"),
         "daemon_then_timeout.md": ({"timeout"}, ZERO, r"timed out after \d+ s in code cell 2"),
-        "fork_bomb.md": ({"error", "timeout", "crashed"}, ZERO, r"process limit stopped the fork bomb after \d+ children|timed out|crashed"),
+        "fork_bomb.md": (
+            {"error", "timeout", "crashed"},
+            ZERO,
+            r"process limit stopped the fork bomb after \d+ children|timed out|crashed",
+        ),
         "fill_disk.md": ({"graded"}, FULL, "all checks passed"),
         "memory_in_children.md": ({"memory", "crashed", "error"}, ZERO, r"memory|killed|MemoryError"),
         "markup_in_messages.md": ({"graded"}, ZERO, r"building the learner raised RuntimeError"),
@@ -89,8 +107,12 @@ EXPECTED = {
         "reference_private.md": ({"forbidden"}, ZERO, r"uses onlinelib\.experts\._run"),
         "memorise_public.md": ({"graded"}, ZERO, r"first difference at round 1"),
         "peek_frames.md": ({"graded"}, ZERO, r"first difference at round 1"),
-        "huge_and_nan.md": ({"graded"}, ZERO, r"got nan.*got inf.*nested more than 32 levels.*"
-                                              r"returned 19\.\d MB of data, more than the limit"),
+        "huge_and_nan.md": (
+            {"graded"},
+            ZERO,
+            r"got nan.*got inf.*nested more than 32 levels.*"
+            r"returned 19\.\d MB of data, more than the limit",
+        ),
     },
     "winnow1": {
         "control_correct.md": ({"graded"}, FULL, "all checks passed"),
@@ -117,7 +139,9 @@ def add_runtime_entries(folder: Path) -> None:
     (folder / "r_kernel.ipynb").write_text(
         '{"cells": [{"cell_type": "code", "metadata": {}, "source": "x <- 1", "outputs": [], '
         '"execution_count": null}], "metadata": {"kernelspec": {"name": "ir", "language": "R", '
-        '"display_name": "R"}}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+        '"display_name": "R"}}, "nbformat": 4, "nbformat_minor": 5}',
+        encoding="utf-8",
+    )
     for name in ("=HYPERLINK(1).md", "esc\x1b[2Jname\n.md", "README.md"):
         (folder / name).write_text(correct, encoding="utf-8")
     (folder / "notes.txt").write_text("not a notebook", encoding="utf-8")
@@ -127,8 +151,13 @@ def digests(paths) -> dict:
     out = {}
     for top in paths:
         for path in sorted(Path(top).rglob("*")):
-            if path.is_file() and not path.is_symlink() and "__pycache__" not in path.parts \
-                    and path.suffix != ".pyc" and path.name != "fifo.md":
+            if (
+                path.is_file()
+                and not path.is_symlink()
+                and "__pycache__" not in path.parts
+                and path.suffix != ".pyc"
+                and path.name != "fifo.md"
+            ):
                 out[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
 
@@ -149,8 +178,9 @@ def _is_a_grader(pid: str) -> bool:
     ``-m booktools grade`` in a row; a sandboxed worker runs ``/grader/grade_worker.py`` instead),
     or a pytest process, which may be grading in-process for another test (tests/test_grade_robustness.py)."""
     args = _cmdline(pid).split("\0")
-    return any(args[i:i + 3] == ["-m", "booktools", "grade"] for i in range(len(args))) \
-        or any("pytest" in arg for arg in args[:3])
+    return any(args[i : i + 3] == ["-m", "booktools", "grade"] for i in range(len(args))) or any(
+        "pytest" in arg for arg in args[:3]
+    )
 
 
 def _under_a_running_grader(pid: str) -> bool:
@@ -197,12 +227,24 @@ def graded(tmp_path_factory):
             add_runtime_entries(folder)
         before = digests(WATCHED + [folder])
         out = folder.parent / "scores.csv"
-        command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", assignment,
-                   "--out", str(out), "--jobs", "2", "--timeout", str(TIMEOUT)]
+        command = [
+            sys.executable,
+            "-m",
+            "booktools",
+            "grade",
+            str(folder),
+            "--assignment",
+            assignment,
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--timeout",
+            str(TIMEOUT),
+        ]
         # grader.pid is the grading run itself (python runs the module, no wrapper process), the
         # pid its cgroups are named after
-        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd=ROOT) as grader:
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT) as grader:
             stdout, stderr = grader.communicate(timeout=600)
         result = subprocess.CompletedProcess(command, grader.returncode, stdout, stderr)
         time.sleep(0.5)  # a process killed at the end of the run needs a moment to leave /proc
@@ -210,10 +252,17 @@ def graded(tmp_path_factory):
         with out.open(newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
         by_file = {grade_tool_name(row["submission"]): row for row in rows}
-        runs[assignment] = (by_file, folder.parent / "scores_feedback", result, before, after, out,
-                            # this run's cgroups are named after its grader's pid (another test may
-                            # be grading beside it: make test runs two pytest workers)
-                            sorted(c for c in cgroup_dirs() if f"/onlinelib-grade-{grader.pid}-" in c))
+        runs[assignment] = (
+            by_file,
+            folder.parent / "scores_feedback",
+            result,
+            before,
+            after,
+            out,
+            # this run's cgroups are named after its grader's pid (another test may
+            # be grading beside it: make test runs two pytest workers)
+            sorted(c for c in cgroup_dirs() if f"/onlinelib-grade-{grader.pid}-" in c),
+        )
         return runs[assignment]
 
     return run
@@ -239,22 +288,30 @@ def test_every_attack_gets_its_expected_outcome(graded, assignment):
         got = float(row["score"])
         assert 0 <= got <= float(row["max_score"]) == max_score
         want = max_score if score == FULL else score
-        if row["status"] not in statuses or (want is not None and got != want) \
-                or not re.search(pattern, row["feedback"], flags=re.S):
-            problems.append(f"{name!r}: expected {sorted(statuses)} with {want}, got {row['status']} "
-                            f"with {got}: {row['feedback'][:300]}")
+        if (
+            row["status"] not in statuses
+            or (want is not None and got != want)
+            or not re.search(pattern, row["feedback"], flags=re.S)
+        ):
+            problems.append(
+                f"{name!r}: expected {sorted(statuses)} with {want}, got {row['status']} "
+                f"with {got}: {row['feedback'][:300]}"
+            )
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("assignment", sorted(EXPECTED))
 def test_the_attack_folders_and_the_table_agree(assignment):
     on_disk = {p.name for p in (ATTACKS / assignment).iterdir()}
-    in_table = {name for name in EXPECTED[assignment]
-                if assignment != "halving" or (ATTACKS / assignment / name).exists()}
+    in_table = {
+        name for name in EXPECTED[assignment] if assignment != "halving" or (ATTACKS / assignment / name).exists()
+    }
     assert on_disk == in_table, "every attack needs its expected outcome here, and every outcome its file"
     for path in (ATTACKS / assignment).iterdir():
         text = path.read_text(encoding="utf-8")
-        assert re.search(r"^# Attack: .+\n\nExpected: ", text, flags=re.M), f"{path.name} must say what it tries and expects"
+        assert re.search(r"^# Attack: .+\n\nExpected: ", text, flags=re.M), (
+            f"{path.name} must say what it tries and expects"
+        )
 
 
 @pytest.mark.parametrize("assignment", sorted(EXPECTED))
@@ -300,5 +357,7 @@ def test_markup_in_a_message_is_shown_not_run(graded):
     rows, feedback_dir, *_ = graded("halving")
     cell = rows["markup_in_messages.md"]["feedback"]
     assert "=HYPERLINK" in cell and "\\x1b" not in cell and "\x1b" not in cell
-    body = next(p for p in feedback_dir.iterdir() if p.name.startswith("markup_in_messages")).read_text(encoding="utf-8")
+    body = next(p for p in feedback_dir.iterdir() if p.name.startswith("markup_in_messages")).read_text(
+        encoding="utf-8"
+    )
     assert "\\<script\\>alert(1)\\</script\\>" in body and "\\| x \\|" in body

@@ -11,6 +11,7 @@ could not survive (so the test cannot pass for want of an attack).
 The submissions are in ``tests/submissions/hostile/``; the hidden tests with deliberate bugs of
 the lecturer's (a judge that hangs, allocates 3 GB or raises) in ``tests/submissions/hostile/hidden/``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -36,14 +37,29 @@ LECTURER = ROOT / "book" / "assignments" / "lecturer"
 
 needs_bwrap = pytest.mark.skipif(
     sandbox.find_bwrap() is None and not os.environ.get("CI"),
-    reason="bubblewrap is not installed (apt-get install bubblewrap); CI installs it and runs these")
+    reason="bubblewrap is not installed (apt-get install bubblewrap); CI installs it and runs these",
+)
 
 
 def grade(folder: Path, assignment: str, timeout: float, *extra: str, hidden_dir: Path | None = None):
     """Run the lecturer's command on ``folder``; (rows by submission, completed process, wall seconds)."""
     out = folder.parent / f"{folder.name}.csv"
-    command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", assignment,
-               "--out", str(out), "--jobs", "2", "--timeout", str(timeout), *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "booktools",
+        "grade",
+        str(folder),
+        "--assignment",
+        assignment,
+        "--out",
+        str(out),
+        "--jobs",
+        "2",
+        "--timeout",
+        str(timeout),
+        *extra,
+    ]
     if hidden_dir is not None:
         command += ["--hidden-dir", str(hidden_dir)]
     start = time.monotonic()
@@ -70,8 +86,18 @@ def test_control_a_blocking_write_of_the_first_request_waits_forever():
     write of it to a pipe nobody reads never returns (here: not within 2 s)."""
     hidden = grade_tool.load_hidden(LECTURER / "halving_hidden.py")
     stream = hidden.streams()[0]
-    request = json.dumps({"id": 2, "op": "call", "ref": 1, "args": plain_data.encode([]),
-                          "kwargs": plain_data.encode(dict(stream.params))}) + "\n"
+    request = (
+        json.dumps(
+            {
+                "id": 2,
+                "op": "call",
+                "ref": 1,
+                "args": plain_data.encode([]),
+                "kwargs": plain_data.encode(dict(stream.params)),
+            }
+        )
+        + "\n"
+    )
     assert len(request) > 4096, f"the request is {len(request)} bytes, not more than one page"
     read_end, write_end = os.pipe()
     try:
@@ -220,11 +246,18 @@ def test_a_folder_with_too_many_entries_gets_one_row_for_the_rest(tmp_path):
 
 
 @needs_bwrap
-@pytest.mark.parametrize("assignment, status, pattern", [
-    ("judge_hang", "timeout", "timed out after 4 s: the grader's checks of this submission's replies did not finish"),
-    ("judge_hog", "memory", "needed more than the judge's 512 MB"),
-    ("judge_fail", "grader-error", r"ZeroDivisionError: a bug in the hidden tests \(tried twice"),
-])
+@pytest.mark.parametrize(
+    "assignment, status, pattern",
+    [
+        (
+            "judge_hang",
+            "timeout",
+            "timed out after 4 s: the grader's checks of this submission's replies did not finish",
+        ),
+        ("judge_hog", "memory", "needed more than the judge's 512 MB"),
+        ("judge_fail", "grader-error", r"ZeroDivisionError: a bug in the hidden tests \(tried twice"),
+    ],
+)
 def test_hidden_tests_that_hang_hog_or_fail_cost_one_row_never_the_run(tmp_path, assignment, status, pattern):
     import re
 
@@ -244,11 +277,11 @@ def test_hidden_tests_that_hang_hog_or_fail_cost_one_row_never_the_run(tmp_path,
 
 # -- infrastructure failures are not zeros ---------------------------------------------------------------------
 
-KILL_ON_IMPORT = '''
+KILL_ON_IMPORT = """
 import os as _os, signal as _signal
 if _os.path.exists({marker!r}):  # the students' notebooks (.md), not the grader's own test notebook (.ipynb)
     _os.kill(_os.getpid(), _signal.SIGKILL)
-'''
+"""
 
 
 def _sabotaged_library(monkeypatch, code: str, file: str = "__init__.py") -> None:
@@ -276,15 +309,30 @@ def start_sandbox(tmp_path: Path, name: str, notebook: bytes, extra_library: dic
     (box / name).write_bytes(notebook)
     for path in (tmp_path, box, box / name):
         path.chmod(0o755)
-    limits = {"memory_mb": 1024, "cpu_seconds": 60, "file_mb": 16, "processes": 16, "tmpfs_mb": 64,
-              "output_bytes": 2**16, "reply_bytes": 2**20, "timeout": 60}
-    return sandbox.Sandbox(box, library, limits, time.monotonic() + 60, bwrap=sandbox.find_bwrap(),
-                           name=f"onlinelib-grade-test-{os.getpid()}")
+    limits = {
+        "memory_mb": 1024,
+        "cpu_seconds": 60,
+        "file_mb": 16,
+        "processes": 16,
+        "tmpfs_mb": 64,
+        "output_bytes": 2**16,
+        "reply_bytes": 2**20,
+        "timeout": 60,
+    }
+    return sandbox.Sandbox(
+        box,
+        library,
+        limits,
+        time.monotonic() + 60,
+        bwrap=sandbox.find_bwrap(),
+        name=f"onlinelib-grade-test-{os.getpid()}",
+    )
 
 
 def _grade_in_process(folder: Path, out: Path, *extra: str) -> int:
-    return grade_tool.main([str(folder), "--assignment", "halving", "--out", str(out), "--jobs", "2",
-                            "--timeout", "30", *extra])
+    return grade_tool.main(
+        [str(folder), "--assignment", "halving", "--out", str(out), "--jobs", "2", "--timeout", "30", *extra]
+    )
 
 
 @needs_bwrap
@@ -330,8 +378,12 @@ def test_control_a_worker_killed_while_starting_looks_like_a_crash(tmp_path):
     library_init = Path(sandbox.onlinelib.__file__).read_text(encoding="utf-8")
     kill = KILL_ON_IMPORT.format(marker="/submission/submission.md")
     with pytest.raises(sandbox.SandboxFailure) as info:
-        start_sandbox(tmp_path, "submission.md", (HOSTILE / "halving" / "control_correct.md").read_bytes(),
-                      extra_library={"onlinelib/__init__.py": library_init + kill})
+        start_sandbox(
+            tmp_path,
+            "submission.md",
+            (HOSTILE / "halving" / "control_correct.md").read_bytes(),
+            extra_library={"onlinelib/__init__.py": library_init + kill},
+        )
     assert info.value.status == "crashed" and info.value.infrastructure, (info.value.status, info.value.reason)
     assert "while starting (importing the libraries)" in info.value.reason
 
@@ -349,8 +401,9 @@ def test_a_python_without_jupytext_stops_the_run_before_any_row(tmp_path, monkey
     assert not out.exists()
 
     # the control: without the check, the worker reads every notebook as unreadable, a student's 0
-    worker = start_sandbox(tmp_path, "submission.md", (folder / "one.md").read_bytes(),
-                           extra_library={"jupytext.py": broken})
+    worker = start_sandbox(
+        tmp_path, "submission.md", (folder / "one.md").read_bytes(), extra_library={"jupytext.py": broken}
+    )
     try:
         outcome = worker.run_notebook("/submission/submission.md", "HalvingLearner", "learner")
     finally:
@@ -360,7 +413,7 @@ def test_a_python_without_jupytext_stops_the_run_before_any_row(tmp_path, monkey
 
 # -- nothing of the lecturer's machine in the sandbox or the feedback ------------------------------------------
 
-PATHS_PROBE = '''
+PATHS_PROBE = """
 import os, sys
 import numpy
 
@@ -373,22 +426,31 @@ def where():
         mountinfo = type(exc).__name__
     return {"mountinfo": mountinfo, "prefix": sys.prefix, "base": sys.base_prefix, "executable": sys.executable,
             "numpy": numpy.__file__, "path": list(sys.path), "cwd": os.getcwd(), "environ": dict(os.environ)}
-'''
+"""
 
 
 def host_strings() -> list[str]:
     """Paths of this machine that the sandbox must not show."""
-    found = {str(ROOT), os.path.realpath(ROOT), sys.prefix, os.path.realpath(sys.prefix),
-             sys.base_prefix, os.path.realpath(sys.base_prefix), str(Path.home())}
+    found = {
+        str(ROOT),
+        os.path.realpath(ROOT),
+        sys.prefix,
+        os.path.realpath(sys.prefix),
+        sys.base_prefix,
+        os.path.realpath(sys.base_prefix),
+        str(Path.home()),
+    }
     return sorted(p for p in found if p not in ("/", "/usr", "/usr/local"))
 
 
 @needs_bwrap
 def test_the_sandbox_shows_neutral_paths_only(tmp_path):
-    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": PATHS_PROBE, "outputs": [],
-                           "execution_count": None}],
-                "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
-                "nbformat": 4, "nbformat_minor": 5}
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "source": PATHS_PROBE, "outputs": [], "execution_count": None}],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     worker = start_sandbox(tmp_path, "submission.ipynb", json.dumps(notebook).encode())
     try:
         seen = worker.value(worker.run_notebook("/submission/submission.ipynb", "where", "function"))()
@@ -404,8 +466,10 @@ def test_the_sandbox_shows_neutral_paths_only(tmp_path):
 
 
 def test_feedback_is_scrubbed_of_this_machines_paths():
-    text = (f"File {ROOT}/booktools/x.py, {sys.prefix}/lib/python3.11/site-packages/numpy/__init__.py, "
-            f"/tmp/grade-abc123/submission/submission.md, {Path.home()}/notes")
+    text = (
+        f"File {ROOT}/booktools/x.py, {sys.prefix}/lib/python3.11/site-packages/numpy/__init__.py, "
+        f"/tmp/grade-abc123/submission/submission.md, {Path.home()}/notes"
+    )
     clean = grade_tool.scrub(text)
     for path in host_strings() + ["/tmp/grade-abc123"]:
         assert path not in clean, (path, clean)

@@ -3,6 +3,7 @@
 tests/test_grading.py grades the honest test submissions end to end and
 tests/test_grade_attacks.py the hostile ones; this file tests each part on its own.
 """
+
 import json
 import os
 import shutil
@@ -42,11 +43,29 @@ needs_bwrap = pytest.mark.skipif(
 # -- the plain-data codec ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", [
-    None, True, 3, -2**80, 0.1, float("inf"), "text", Fraction(-7, 3), [1, [2.5, "a"]], (1, (2,)),
-    {"a": [1, 2], "b": {"c": None}}, np.int8(-3), np.float64(0.25), np.arange(6, dtype=np.uint8).reshape(2, 3),
-    np.array([True, False]), np.zeros((0, 4)), ol.monotone_monomials(), ol.bounded_conjunctions(2),
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        3,
+        -(2**80),
+        0.1,
+        float("inf"),
+        "text",
+        Fraction(-7, 3),
+        [1, [2.5, "a"]],
+        (1, (2,)),
+        {"a": [1, 2], "b": {"c": None}},
+        np.int8(-3),
+        np.float64(0.25),
+        np.arange(6, dtype=np.uint8).reshape(2, 3),
+        np.array([True, False]),
+        np.zeros((0, 4)),
+        ol.monotone_monomials(),
+        ol.bounded_conjunctions(2),
+    ],
+)
 def test_plain_data_round_trip(value):
     back = plain_data.loads(plain_data.dumps(value))
     if isinstance(value, np.ndarray):
@@ -65,33 +84,39 @@ class Sneaky:
         return True
 
 
-@pytest.mark.parametrize("value, pattern", [
-    (Sneaky(), "an object of type Sneaky is not plain data"),
-    ([1, {"k": object()}], r"an object of type object is not plain data at \[1\]\['k'\]"),
-    (np.array([object()]), "dtype object is not plain data"),
-    ({1: 2}, "dict keys must be strings"),
-    ({"$tuple": [1]}, "dict keys must be strings not starting with"),
-    (1 + 2j, "an object of type complex is not plain data"),
-])
+@pytest.mark.parametrize(
+    "value, pattern",
+    [
+        (Sneaky(), "an object of type Sneaky is not plain data"),
+        ([1, {"k": object()}], r"an object of type object is not plain data at \[1\]\['k'\]"),
+        (np.array([object()]), "dtype object is not plain data"),
+        ({1: 2}, "dict keys must be strings"),
+        ({"$tuple": [1]}, "dict keys must be strings not starting with"),
+        (1 + 2j, "an object of type complex is not plain data"),
+    ],
+)
 def test_plain_data_refuses_what_is_not_data(value, pattern):
     with pytest.raises(plain_data.PlainDataError, match=pattern):
         plain_data.encode(value)
 
 
-@pytest.mark.parametrize("text, pattern", [
-    ('{"$exec": "import os"}', "unknown tag '\\$exec'"),
-    ('{"$tuple": [1], "x": 2}', "one key"),
-    ('{"$array": {"dtype": "object", "shape": [1], "data": [1]}}', "dtype must be one of"),
-    ('{"$array": {"dtype": "int8", "shape": [3], "data": [1]}}', "one entry per element"),
-    ('{"$array": {"dtype": "int8", "shape": [1], "data": [1000]}}', "bad \\$array"),
-    ('{"$array": {"dtype": "int8", "shape": [1], "data": ["1"]}}', "must hold numbers"),
-    ('{"$fraction": ["1", "0"]}', "bad \\$fraction"),
-    ('{"$kernel": {"monotone": 1, "max_literals": null}}', "\\$kernel must hold"),
-    ("[" * 40 + "]" * 40, "nested more than 32"),
-    ("[" * 100000 + "]" * 100000, "not valid JSON|nested more than"),
-    ("1" * 5000, "not valid JSON"),
-    ("{", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        ('{"$exec": "import os"}', "unknown tag '\\$exec'"),
+        ('{"$tuple": [1], "x": 2}', "one key"),
+        ('{"$array": {"dtype": "object", "shape": [1], "data": [1]}}', "dtype must be one of"),
+        ('{"$array": {"dtype": "int8", "shape": [3], "data": [1]}}', "one entry per element"),
+        ('{"$array": {"dtype": "int8", "shape": [1], "data": [1000]}}', "bad \\$array"),
+        ('{"$array": {"dtype": "int8", "shape": [1], "data": ["1"]}}', "must hold numbers"),
+        ('{"$fraction": ["1", "0"]}', "bad \\$fraction"),
+        ('{"$kernel": {"monotone": 1, "max_literals": null}}', "\\$kernel must hold"),
+        ("[" * 40 + "]" * 40, "nested more than 32"),
+        ("[" * 100000 + "]" * 100000, "not valid JSON|nested more than"),
+        ("1" * 5000, "not valid JSON"),
+        ("{", "not valid JSON"),
+    ],
+)
 def test_plain_data_decode_refuses_malformed_input(text, pattern):
     with pytest.raises(plain_data.PlainDataError, match=pattern):
         plain_data.loads(text)
@@ -114,12 +139,15 @@ def test_hidden_files_define_the_reference_and_what_to_remove(name):
     assert hidden.grade(hidden.REFERENCE).passed
 
 
-@pytest.mark.parametrize("names, pattern", [
-    (["numpy.sum"], "must name a part of onlinelib"),
-    (["onlinelib"], "cannot remove all of onlinelib"),
-    (["onlinelib.NoSuchThing"], "onlinelib has no 'NoSuchThing'"),
-    (["onlinelib.__version__"], "is not a class, function or method"),
-])
+@pytest.mark.parametrize(
+    "names, pattern",
+    [
+        (["numpy.sum"], "must name a part of onlinelib"),
+        (["onlinelib"], "cannot remove all of onlinelib"),
+        (["onlinelib.NoSuchThing"], "onlinelib has no 'NoSuchThing'"),
+        (["onlinelib.__version__"], "is not a class, function or method"),
+    ],
+)
 def test_resolve_forbidden_bad_entries(names, pattern):
     with pytest.raises(ValueError, match=pattern):
         sandbox.resolve_forbidden(names)
@@ -180,8 +208,9 @@ def _in_library(lib: Path, code: str) -> subprocess.CompletedProcess:
     ``-s -P``: no user site and no current folder on the path, only PYTHONPATH's ``lib`` before the
     environment's packages (the worker puts LIBDIR first in the same place)."""
     env = dict(os.environ, PYTHONPATH=str(lib))
-    return subprocess.run([sys.executable, "-s", "-P", "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-s", "-P", "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -218,19 +247,25 @@ def test_the_stubbed_library_holds_none_of_the_removed_code(tmp_path):
     copy = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "lib").rglob("*.py"))
     assert "def votes" in original and "def votes" not in copy  # Halving.votes is gone, source and all
     assert "_majority(positives" in original and "_majority(positives" not in copy
-    assert not [p for p in (tmp_path / "lib").rglob("*.pyc") if "version_space" in p.name and b"votes" in p.read_bytes()]
+    assert not [
+        p for p in (tmp_path / "lib").rglob("*.pyc") if "version_space" in p.name and b"votes" in p.read_bytes()
+    ]
     # and what the chapters and the streams need still works there
-    result = _in_library(tmp_path / "lib", """
+    result = _in_library(
+        tmp_path / "lib",
+        """
         import numpy as np, onlinelib as ol
         X, y = ol.random_stream(ol.thresholds(7), 3, 10, np.random.default_rng(0))
         print(len(X), ol.littlestone_dimension(ol.thresholds(7)))
-    """)
+    """,
+    )
     assert result.returncode == 0 and result.stdout.split() == ["10", "3"], result.stderr
 
 
 # -- the sandbox ------------------------------------------------------------------------------------------
 
-PROBE = r'''
+PROBE_MARK = f"written by the sandbox probe of pid {os.getpid()}"
+PROBE = r"""
 import os, socket, sys
 
 def probe():
@@ -241,7 +276,7 @@ def probe():
     for path in ("/etc/passwd", REPO + "/README.md", "/usr/evil", "/submission/evil", "/dev/shm/evil", "/evil", "/tmp/ok"):
         try:
             with open(path, "a") as f:
-                f.write("x")
+                f.write(MARK)
             out[path] = "written"
         except OSError as exc:
             out[path] = type(exc).__name__
@@ -274,7 +309,7 @@ class Learner:
 
 def make_object(n):
     return object()
-'''
+"""
 
 
 @pytest.fixture
@@ -283,19 +318,38 @@ def box(tmp_path):
     sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
     inner = tmp_path / "box"
     inner.mkdir(mode=0o755)
-    cell = PROBE.replace("REPO", repr(str(ROOT)))
-    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None}],
-                "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
-                "nbformat": 4, "nbformat_minor": 5}
+    cell = PROBE.replace("REPO", repr(str(ROOT))).replace("MARK", repr(PROBE_MARK))
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None}],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     (inner / "submission.ipynb").write_text(json.dumps(notebook))
     for path in (tmp_path, inner, inner / "submission.ipynb"):
         path.chmod(0o755)
-    limits = {"memory_mb": 1024, "cpu_seconds": 60, "file_mb": 16, "processes": 16, "tmpfs_mb": 64,
-              "output_bytes": 2**16, "reply_bytes": 2**20, "timeout": 60}
+    limits = {
+        "memory_mb": 1024,
+        "cpu_seconds": 60,
+        "file_mb": 16,
+        "processes": 16,
+        "tmpfs_mb": 64,
+        "output_bytes": 2**16,
+        "reply_bytes": 2**20,
+        "timeout": 60,
+    }
     boxes = []
+    found_bwrap = sandbox.find_bwrap()
 
-    def start(function, bwrap=sandbox.find_bwrap(), kind="learner"):
-        sb = sandbox.Sandbox(inner, tmp_path / "lib", limits, time.monotonic() + 60, bwrap=bwrap, name=f"onlinelib-grade-test-{os.getpid()}")
+    def start(function, bwrap=found_bwrap, kind="learner"):
+        sb = sandbox.Sandbox(
+            inner,
+            tmp_path / "lib",
+            limits,
+            time.monotonic() + 60,
+            bwrap=bwrap,
+            name=f"onlinelib-grade-test-{os.getpid()}",
+        )
         boxes.append(sb)
         where = "/submission/submission.ipynb" if bwrap else str(inner / "submission.ipynb")
         outcome = sb.run_notebook(where, function, kind)
@@ -318,12 +372,29 @@ def test_the_sandbox_is_sealed(box):
     # name the host folders behind the bind mounts
     assert seen["pid"] <= 3 and not seen["proc"], seen
     assert seen["/tmp/ok"] == "written"
-    for path in ("/etc/passwd", f"{ROOT}/README.md", "/usr/evil", "/submission/evil", "/dev/shm/evil", "/evil"):
+    for path in ("/etc/passwd", "/usr/evil", "/submission/evil", "/dev/shm/evil", "/evil"):
         assert seen[path] != "written", (path, seen)
+    # The repository's README is judged on this machine: for a checkout under /tmp its path inside
+    # the sandbox is on the sandbox's own writable /tmp, where a write proves nothing (issue 25).
+    # The mark, not the whole file, because people may edit the README while this runs.
+    assert PROBE_MARK not in (ROOT / "README.md").read_text(encoding="utf-8"), (
+        f"the sandbox wrote into {ROOT}/README.md (the probe saw: {seen[f'{ROOT}/README.md']})"
+    )
     assert seen["network"] in ("OSError", "ConnectionRefusedError") or "Unreachable" in seen["network"], seen
     # the Python environment is under /grader (or /usr), never at its path on this machine
-    assert set(seen["root"]) <= {"bin", "dev", "etc", "grader", "lib", "lib32", "lib64", "sbin",
-                                 "submission", "tmp", "usr"}, seen["root"]
+    assert set(seen["root"]) <= {
+        "bin",
+        "dev",
+        "etc",
+        "grader",
+        "lib",
+        "lib32",
+        "lib64",
+        "sbin",
+        "submission",
+        "tmp",
+        "usr",
+    }, seen["root"]
 
 
 @needs_bwrap
@@ -340,6 +411,7 @@ def test_remote_objects_behave_like_local_ones_but_return_only_data(box):
         learner.not_data()
     with pytest.raises(AttributeError):
         learner.weights = 0
+
     class Local:
         def __init__(self, n):
             pass
@@ -374,8 +446,10 @@ def test_the_unsafe_mode_speaks_the_same_protocol(box):
 # -- the command line and its outputs ----------------------------------------------------------------------
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not Path("/sys/fs/cgroup/pids/cgroup.procs").exists(),
-                    reason="needs root and the cgroup v1 pids controller (as in CI)")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not Path("/sys/fs/cgroup/pids/cgroup.procs").exists(),
+    reason="needs root and the cgroup v1 pids controller (as in CI)",
+)
 def test_cgroups_of_a_dead_grader_are_removed_and_a_live_ones_kept():
     prefix = Path("/sys/fs/cgroup/pids") / sandbox.CgroupLimits.PREFIX
     dead_pid = 2**22 + 1  # above pid_max's ceiling, so no process has it
@@ -394,18 +468,35 @@ def test_cgroups_of_a_dead_grader_are_removed_and_a_live_ones_kept():
 def test_without_bubblewrap_the_grader_stops_and_names_the_package(tmp_path):
     (tmp_path / "subs").mkdir()
     env = dict(os.environ, PATH=str(tmp_path))  # no bwrap on this PATH
-    command = [sys.executable, "-m", "booktools", "grade", str(tmp_path / "subs"), "--assignment", "halving",
-               "--out", str(tmp_path / "s.csv")]
+    command = [
+        sys.executable,
+        "-m",
+        "booktools",
+        "grade",
+        str(tmp_path / "subs"),
+        "--assignment",
+        "halving",
+        "--out",
+        str(tmp_path / "s.csv"),
+    ]
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
     assert result.returncode != 0
     assert "apt-get install bubblewrap" in result.stderr and "--unsafe-no-sandbox" in result.stderr
 
 
-@pytest.mark.parametrize("text, cell", [
-    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"),
-    ("+1", "'+1"), ("-2", "'-2"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "\\tx"), ("\r=1", "\\r=1"),
-    ("a\nb\x1b[31m", "a\\nb\\x1b[31m"), ("plain", "plain"),
-])
+@pytest.mark.parametrize(
+    "text, cell",
+    [
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("+1", "'+1"),
+        ("-2", "'-2"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "\\tx"),
+        ("\r=1", "\\r=1"),
+        ("a\nb\x1b[31m", "a\\nb\\x1b[31m"),
+        ("plain", "plain"),
+    ],
+)
 def test_csv_cells_are_text(text, cell):
     assert grade_tool.csv_cell(text) == cell
 

@@ -19,6 +19,7 @@ Each class has a control that runs the same cells through the old worker's trans
 without the worker's set-up, and shows that there the test would fail: the fixtures really
 exercise what they are meant to.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -82,13 +83,25 @@ def old_run(cells) -> dict:
 # The parts of the notebooks below, one per feature. Each sets the names that its test reads.
 TIME_MAGICS = ["%time report = 6 * 7", "%timeit -n1 -r1 pass", "%%timeit -n1 -r1\nsquare = 3 ** 2"]
 CELL_MAGICS = ["%%time\nz = 5\nz * 2", "%%capture captured\nprint('kept by capture')"]
-PURE_MAGICS = ["%who", "%precision 3", "1 / 3", "int?", "%config PlainTextFormatter.pprint = True",
-               "%env GRADER_TEST=yes", "%load_ext autoreload\n%autoreload 2"]
-MATPLOTLIB = ["%matplotlib inline", "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()",
-              "%matplotlib qt\nimport matplotlib\nbackend = matplotlib.get_backend()"]
+PURE_MAGICS = [
+    "%who",
+    "%precision 3",
+    "1 / 3",
+    "int?",
+    "%config PlainTextFormatter.pprint = True",
+    "%env GRADER_TEST=yes",
+    "%load_ext autoreload\n%autoreload 2",
+]
+MATPLOTLIB = [
+    "%matplotlib inline",
+    "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()",
+    "%matplotlib qt\nimport matplotlib\nbackend = matplotlib.get_backend()",
+]
 CONTINUATION = ["a, b = 1, 2\nok = (a\n      != b)\nrest = (7\n        % 3)\nsame = a \\\n    != b"]
-FUTURE = ["from __future__ import annotations",
-          "def annotated(x: UndefinedName = 1) -> AlsoUndefined:\n    pass\n\nannotations = annotated.__annotations__"]
+FUTURE = [
+    "from __future__ import annotations",
+    "def annotated(x: UndefinedName = 1) -> AlsoUndefined:\n    pass\n\nannotations = annotated.__annotations__",
+]
 OUTPUTS = ["6 * 7", "display('shown by display')", "7 * 6;", "print('printed')"]
 AWAIT = ["import asyncio\nawait asyncio.sleep(0)\nawaited = 'yes'"]
 
@@ -100,11 +113,17 @@ def code_cell(source: str, tags=()):
 # name -> the code cells of a notebook (a string, or (source, tags)); the worker looks `f` up
 # after the cells, and the tests call it
 NOTEBOOKS = {
-    "magics": TIME_MAGICS + CELL_MAGICS + PURE_MAGICS + MATPLOTLIB + [
-        "import os\n\ndef f():\n    return [report, z, captured.stdout, os.environ['GRADER_TEST'], backend]"],
+    "magics": TIME_MAGICS
+    + CELL_MAGICS
+    + PURE_MAGICS
+    + MATPLOTLIB
+    + ["import os\n\ndef f():\n    return [report, z, captured.stdout, os.environ['GRADER_TEST'], backend]"],
     "syntax": CONTINUATION + FUTURE + OUTPUTS + AWAIT + ["def f():\n    return [ok, rest, same, annotations, awaited]"],
-    "quiet": ["x = 1", "def f():\n    import sys\n    return [sys.excepthook is sys.__excepthook__,\n"
-              "            sys.displayhook is sys.__displayhook__, type(sys.stdout).__name__]"],
+    "quiet": [
+        "x = 1",
+        "def f():\n    import sys\n    return [sys.excepthook is sys.__excepthook__,\n"
+        "            sys.displayhook is sys.__displayhook__, type(sys.stdout).__name__]",
+    ],
     "system_exit": ["raise SystemExit(3)", "f = len"],
     "system_exit_tagged": [("raise SystemExit(3)", ["raises-exception"]), "f = len"],
     "missing": ["x = 1"],
@@ -130,31 +149,59 @@ REFUSED = {
     "sx": ("%sx ls", "line 1: `%sx ls` " + SHELL),
     "cd": ("%cd /", "line 1: `%cd /` " + OUTSIDE),
     "load_ext": ("%load_ext line_profiler", "line 1: `%load_ext line_profiler` " + OUTSIDE),
-    "unknown": ("x = 1\n%lprun -f g g()", "line 2: `%lprun -f g g()` is not one of the magics the grader runs "
-                "(those that make sense offline, such as %time, %timeit, %%capture and %matplotlib); remove it"),
+    "unknown": (
+        "x = 1\n%lprun -f g g()",
+        "line 2: `%lprun -f g g()` is not one of the magics the grader runs "
+        "(those that make sense offline, such as %time, %timeit, %%capture and %matplotlib); remove it",
+    ),
     "in_capture": ("%%capture\n!ls", "line 1: `!ls` " + SHELL),
     "in_time_cell": ("\n%%time\nx = 1\n!ls", "line 4: `!ls` " + SHELL),
     "caught": ("try:\n    get_ipython().system('ls')\nexcept Exception:\n    pass", "line 2: `!ls` " + SHELL),
 }
 CELLS = {
-    **{f"refused_{name}": (cell, [], {"status": "error", "reason": f"code cell 2, {reason}"})
-       for name, (cell, reason) in REFUSED.items()},
+    **{
+        f"refused_{name}": (cell, [], {"status": "error", "reason": f"code cell 2, {reason}"})
+        for name, (cell, reason) in REFUSED.items()
+    },
     "refused_tagged": ("!touch ran_a_shell_command", ["raises-exception"], None),
-    "find_magic": ("ip = get_ipython()\nassert ip.find_line_magic('run') is None\n"
-                   "assert ip.find_cell_magic('bash') is None\nassert ip.find_line_magic('time') is not None", [], None),
-    "syntax_error": ("\ndef g(:\n    pass", [],
-                     {"status": "syntax_error", "reason": "syntax error in code cell 2, line 2: invalid syntax"}),
-    "exception": ("\n\ny = 2\nraise ValueError('bad value')", [],
-                  {"status": "error", "reason": "code cell 2, line 4 raised ValueError: bad value"}),
-    "exception_in_time_cell": ("%%time\na = 1\nb = 1 / 0", [],
-                               {"status": "error", "reason": "code cell 2, line 3 raised ZeroDivisionError: division by zero"}),
-    "exception_in_time_line": ("a = 1\n%time b = 1 / 0", [],
-                               {"status": "error", "reason": "code cell 2, line 2 raised ZeroDivisionError: division by zero"}),
+    "find_magic": (
+        "ip = get_ipython()\nassert ip.find_line_magic('run') is None\n"
+        "assert ip.find_cell_magic('bash') is None\nassert ip.find_line_magic('time') is not None",
+        [],
+        None,
+    ),
+    "syntax_error": (
+        "\ndef g(:\n    pass",
+        [],
+        {"status": "syntax_error", "reason": "syntax error in code cell 2, line 2: invalid syntax"},
+    ),
+    "exception": (
+        "\n\ny = 2\nraise ValueError('bad value')",
+        [],
+        {"status": "error", "reason": "code cell 2, line 4 raised ValueError: bad value"},
+    ),
+    "exception_in_time_cell": (
+        "%%time\na = 1\nb = 1 / 0",
+        [],
+        {"status": "error", "reason": "code cell 2, line 3 raised ZeroDivisionError: division by zero"},
+    ),
+    "exception_in_time_line": (
+        "a = 1\n%time b = 1 / 0",
+        [],
+        {"status": "error", "reason": "code cell 2, line 2 raised ZeroDivisionError: division by zero"},
+    ),
     "raises_tagged": ("1 / 0", ["raises-exception"], None),
-    "system_exit": ("raise SystemExit(3)", [], {"status": "error", "reason": "code cell 2, line 1 raised SystemExit: 3"}),
+    "system_exit": (
+        "raise SystemExit(3)",
+        [],
+        {"status": "error", "reason": "code cell 2, line 1 raised SystemExit: 3"},
+    ),
     "exit_call": ("exit()", [], {"status": "error", "reason": "code cell 2, line 1 raised SystemExit"}),
-    "keyboard_interrupt": ("raise KeyboardInterrupt", [],
-                           {"status": "error", "reason": "code cell 2, line 1 raised KeyboardInterrupt"}),
+    "keyboard_interrupt": (
+        "raise KeyboardInterrupt",
+        [],
+        {"status": "error", "reason": "code cell 2, line 1 raised KeyboardInterrupt"},
+    ),
 }
 
 # Runs CELLS through the worker's own run_cell, in one shell: faster than a worker per cell, and
@@ -174,9 +221,18 @@ with open(sys.argv[3], "w", encoding="utf-8") as handle:
 
 def sandbox_like_env(folder: Path) -> dict:
     """The worker's environment in the sandbox, with its home and temporary folders in ``folder``."""
-    return {"PATH": "/usr/bin:/bin", "HOME": str(folder / "home"), "TMPDIR": str(folder), "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "MPLCONFIGDIR": str(folder / "matplotlib"),
-            "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(folder / "home"),
+        "TMPDIR": str(folder),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": str(folder / "matplotlib"),
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
 
 
 def run_worker(cells, folder: Path, library: Path) -> dict:
@@ -186,20 +242,33 @@ def run_worker(cells, folder: Path, library: Path) -> dict:
     (the worker's standard error), the folder it ran in and its home folder."""
     (folder / "home").mkdir(parents=True)
     notebook = nbformat.v4.new_notebook(
-        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}})
+        metadata={"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}}
+    )
     notebook.cells = [code_cell(*cell) if isinstance(cell, tuple) else code_cell(cell) for cell in cells]
     path = folder / "submission.ipynb"
     nbformat.write(notebook, path)
-    requests = [{"id": 1, "op": "run", "notebook": str(path), "function": "f", "kind": "function"},
-                {"id": 2, "op": "call", "ref": 1, "args": [], "kwargs": {}}]
+    requests = [
+        {"id": 1, "op": "run", "notebook": str(path), "function": "f", "kind": "function"},
+        {"id": 2, "op": "call", "ref": 1, "args": [], "kwargs": {}},
+    ]
     proc = subprocess.run(
         [sys.executable, "-I", str(WORKER), str(library), json.dumps(LIMITS)],
-        input="".join(json.dumps(r) + "\n" for r in requests), capture_output=True, text=True,
-        env=sandbox_like_env(folder), cwd=folder, timeout=120)
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        env=sandbox_like_env(folder),
+        cwd=folder,
+        timeout=120,
+    )
     replies = {reply.get("id"): reply for reply in map(json.loads, proc.stdout.splitlines())}
     outcome = replies[1]["outcome"]
-    return {"outcome": outcome, "f": replies[2] if outcome["status"] == "ok" else None,
-            "output": proc.stderr, "folder": folder, "home": folder / "home"}
+    return {
+        "outcome": outcome,
+        "f": replies[2] if outcome["status"] == "ok" else None,
+        "output": proc.stderr,
+        "folder": folder,
+        "home": folder / "home",
+    }
 
 
 def run_cells(folder: Path) -> dict:
@@ -207,8 +276,14 @@ def run_cells(folder: Path) -> dict:
     (folder / "home").mkdir(parents=True)
     cases = {name: [source, tags] for name, (source, tags, _) in CELLS.items()}
     (folder / "cells.json").write_text(json.dumps(cases), encoding="utf-8")
-    subprocess.run([sys.executable, "-I", "-c", CELL_RUNNER, str(WORKER), "cells.json", "outcomes.json"],
-                   env=sandbox_like_env(folder), cwd=folder, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-I", "-c", CELL_RUNNER, str(WORKER), "cells.json", "outcomes.json"],
+        env=sandbox_like_env(folder),
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     return {"outcomes": json.loads((folder / "outcomes.json").read_text(encoding="utf-8")), "folder": folder}
 
 
@@ -332,17 +407,33 @@ class TestRefusedMagics:
 
 
 class TestOldBehaviours:
-    @pytest.mark.parametrize("name", ["syntax_error", "exception", "exception_in_time_cell", "exception_in_time_line",
-                                      "raises_tagged", "system_exit", "exit_call", "keyboard_interrupt"])
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "syntax_error",
+            "exception",
+            "exception_in_time_cell",
+            "exception_in_time_line",
+            "raises_tagged",
+            "system_exit",
+            "exit_call",
+            "keyboard_interrupt",
+        ],
+    )
     def test_statuses_and_reasons(self, ran, name):
         check_cell(ran, name)
 
     def test_a_system_exit_stops_the_notebook(self, ran):
-        assert ran["system_exit"]["outcome"] == {"status": "error", "reason": "code cell 1, line 1 raised SystemExit: 3"}
+        assert ran["system_exit"]["outcome"] == {
+            "status": "error",
+            "reason": "code cell 1, line 1 raised SystemExit: 3",
+        }
 
     def test_the_function_is_looked_up_after_the_cells(self, ran):
         assert ran["missing"]["outcome"] == {
-            "status": "missing", "reason": "the notebook does not define f (keep the name of the stub)"}
+            "status": "missing",
+            "reason": "the notebook does not define f (keep the name of the stub)",
+        }
 
     def test_control_the_stopping_cell_is_what_stops_it(self, ran):
         """With the same cell tagged raises-exception, the notebook goes on and defines f."""
@@ -367,9 +458,17 @@ class TestOfflineShell:
         assert sorted(path.name for path in result["folder"].iterdir()) == ["home", "submission.ipynb"]
 
     def test_control_a_default_ipython_shell_writes_its_folder_in_home(self, tmp_path):
-        subprocess.run([sys.executable, "-I", "-c", "from IPython.core.interactiveshell import InteractiveShell\n"
-                        "InteractiveShell.instance()"], env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-                       check=True, timeout=60)
+        subprocess.run(
+            [
+                sys.executable,
+                "-I",
+                "-c",
+                "from IPython.core.interactiveshell import InteractiveShell\nInteractiveShell.instance()",
+            ],
+            env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+            check=True,
+            timeout=60,
+        )
         assert (tmp_path / ".ipython" / "profile_default").is_dir()
 
 
@@ -378,9 +477,28 @@ class TestOfflineShell:
 
 def graded_rows(folder: Path, assignment: str, out: Path) -> dict:
     """``folder`` graded by the lecturer's command: {file: its CSV row}."""
-    subprocess.run([sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", assignment,
-                    "--out", str(out), "--jobs", "2", "--timeout", "30"],
-                   cwd=ROOT, check=True, capture_output=True, text=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "booktools",
+            "grade",
+            str(folder),
+            "--assignment",
+            assignment,
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--timeout",
+            "30",
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     with out.open(newline="", encoding="utf-8") as handle:
         return {row["submission"]: row for row in csv.DictReader(handle)}
 
@@ -397,8 +515,10 @@ def read_only_rows(tmp_path_factory):
     return graded_rows(READ_ONLY, "normalized_step", tmp_path_factory.mktemp("read_only") / "scores.csv")
 
 
-@pytest.mark.skipif(grade_sandbox.find_bwrap() is None,
-                    reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it and runs these")
+@pytest.mark.skipif(
+    grade_sandbox.find_bwrap() is None,
+    reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it and runs these",
+)
 class TestGradedInTheSandbox:
     def test_a_function_that_changes_its_argument_loses_those_cases(self, read_only_rows):
         honest, in_place = read_only_rows["copy_first.md"], read_only_rows["in_place.md"]
@@ -423,8 +543,9 @@ class TestGradedInTheSandbox:
     def test_a_shell_command_fails_with_its_reason(self, rows):
         row = rows["shell_command.md"]
         assert (row["status"], row["score"]) == ("error", "0"), row
-        assert row["feedback"] == ("code cell 2, line 1: `!ls` runs a shell command, which a graded notebook "
-                                   "may not do; remove it")
+        assert row["feedback"] == (
+            "code cell 2, line 1: `!ls` runs a shell command, which a graded notebook may not do; remove it"
+        )
 
     def test_control_the_old_worker_fails_one_and_ignores_the_other(self):
         def cells(name):

@@ -8,6 +8,7 @@ broken submissions (an infinite loop, an exception, a syntax error, a missing cl
 of output, a memory hog), a correct one, an untouched stub and a subtly wrong one, and checks
 each row of the CSV it writes.
 """
+
 import csv
 import re
 import subprocess
@@ -74,7 +75,7 @@ def reference_sizes(table, X, y):
     """|V| of the reference before round 1 and after every round."""
     learner = reference_halving(table)
     sizes = [learner.size]
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         learner.update(int(x), int(label))
         sizes.append(learner.size)
     return sizes
@@ -189,7 +190,9 @@ def test_a_reply_of_800k_strings_is_compared_entry_by_entry():
         ([""] * 10 + ["x"], "first difference at round 11: expected 'x', got ''"),
         ([""] * 11, "wrong value: expected 11 entries, got 800001; expected ['', '', "),
     ]:
-        text, peak, seconds = measured(lambda: grading.mismatch(expected, hostile, 1e-9, 1e-12, rounds=True))
+        text, peak, seconds = measured(
+            lambda expected=expected: grading.mismatch(expected, hostile, 1e-9, 1e-12, rounds=True)
+        )
         assert text.startswith(message) and len(text) < 600, text
         assert peak < PEAK and seconds < SECONDS, (peak, seconds)
 
@@ -200,11 +203,21 @@ def test_a_two_megabyte_key_is_neither_copied_nor_printed():
     assert len(repr(key)) > 2_000_000 > PEAK
     shown = "'" + "k" * 40 + "'... (2000000 characters)"
     for expected, actual, message in [
-        ({"w": [1.0, 2.0]}, {"w": [1.0, 2.0], key: 1}, f"first difference at entry [{shown}]: unexpected key; expected nothing, got 1"),
-        ({key: [[1, 2, 3]] * 1000}, {key: [[1, 2, 3]] * 999 + [[1, 2, 4]]}, f"first difference at entry [{shown}, 999, 2]: expected 3, got 4"),
+        (
+            {"w": [1.0, 2.0]},
+            {"w": [1.0, 2.0], key: 1},
+            f"first difference at entry [{shown}]: unexpected key; expected nothing, got 1",
+        ),
+        (
+            {key: [[1, 2, 3]] * 1000},
+            {key: [[1, 2, 3]] * 999 + [[1, 2, 4]]},
+            f"first difference at entry [{shown}, 999, 2]: expected 3, got 4",
+        ),
         ({key: 1}, {}, f"first difference at entry [{shown}]: the key is missing; expected 1, got nothing"),
     ]:
-        text, peak, seconds = measured(lambda: grading.mismatch(expected, actual, 1e-9, 1e-12))
+        text, peak, seconds = measured(
+            lambda expected=expected, actual=actual: grading.mismatch(expected, actual, 1e-9, 1e-12)
+        )
         assert text == message
         assert peak < PEAK and seconds < SECONDS, (peak, seconds)
 
@@ -224,10 +237,14 @@ def test_big_ints_and_fractions_compare_exactly_and_print_in_a_line():
     assert grading.first_difference(np.array([2.0**70]), [2**70]) is None  # beyond int64, within rtol of the float
     assert grading.first_difference(np.array([1, 2]), [1, 2**64 + 2])[0] == (1,)  # not converted: exact
     text = grading.mismatch([big], [big + 1], 1e-9, 1e-12)
-    assert text == ("first difference at entry [0]: expected 100000000000000...00000000000000000000 (5001 digits), "
-                    "got 100000000000000...00000000000000000001 (5001 digits)")
-    assert grading.mismatch(float("nan"), 10**400, 1e-9, 1e-12) == \
-        "wrong value: expected nan, got 1000000000000000000000000...0000000000000000000000000 (401 digits)"
+    assert text == (
+        "first difference at entry [0]: expected 100000000000000...00000000000000000000 (5001 digits), "
+        "got 100000000000000...00000000000000000001 (5001 digits)"
+    )
+    assert (
+        grading.mismatch(float("nan"), 10**400, 1e-9, 1e-12)
+        == "wrong value: expected nan, got 1000000000000000000000000...0000000000000000000000000 (401 digits)"
+    )
     assert grading.mismatch(10**400, float("inf"), 1e-9, 1e-12).endswith("got inf")
     # beyond the float range, an int and the largest float are within rtol only at the edge
     assert grading.first_difference(2**1024, sys.float_info.max) is None  # relative distance 2^-53
@@ -240,21 +257,24 @@ def test_a_million_floats_against_ten_expected_entries():
     # CONTROL: converting the list (the old np.asarray) takes 8 MB, more than PEAK.
     assert np.dtype(float).itemsize * len(as_list) == 8e6 > PEAK
     for hostile in (as_list, as_array):
-        text, peak, seconds = measured(lambda: grading.mismatch(np.arange(10.0), hostile, 1e-9, 1e-12))
+        text, peak, seconds = measured(lambda hostile=hostile: grading.mismatch(np.arange(10.0), hostile, 1e-9, 1e-12))
         assert text == "first difference at entry [1]: expected 1, got 0"
         assert peak < PEAK and seconds < SECONDS, (peak, seconds)
-        text, peak, seconds = measured(lambda: grading.mismatch(np.zeros(10), hostile, 1e-9, 1e-12))
+        text, peak, seconds = measured(lambda hostile=hostile: grading.mismatch(np.zeros(10), hostile, 1e-9, 1e-12))
         assert text.startswith("wrong value: expected 10 entries, got 1000000; expected [0., 0., ") and len(text) < 600
         assert peak < PEAK and seconds < SECONDS, (peak, seconds)
 
 
-@pytest.mark.parametrize("value", [
-    "x" * 4_000_000,
-    {str(i): i for i in range(100_000)},
-    np.zeros((2,) * 20),
-    np.array(["y" * 10_000] * 100),
-    [[[[[[1] * 100_000]]]]],
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "x" * 4_000_000,
+        {str(i): i for i in range(100_000)},
+        np.zeros((2,) * 20),
+        np.array(["y" * 10_000] * 100),
+        [[[[[[1] * 100_000]]]]],
+    ],
+)
 def test_a_message_shows_a_few_hundred_characters_of_any_value(value):
     text, peak, _ = measured(lambda: grading.mismatch("y", value, 1e-9, 1e-12))
     assert text.startswith("wrong value: expected 'y', got ") and len(text) < 600, text
@@ -332,9 +352,29 @@ def graded(tmp_path_factory):
     out = tmp_path_factory.mktemp("grades") / "scores.csv"
     start = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "booktools", "grade", str(SUBMISSIONS), "--assignment", "halving",
-         "--out", str(out), "--timeout", str(TIMEOUT), "--memory-mb", "1024", "--max-output-kb", "256", "--jobs", "4"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "booktools",
+            "grade",
+            str(SUBMISSIONS),
+            "--assignment",
+            "halving",
+            "--out",
+            str(out),
+            "--timeout",
+            str(TIMEOUT),
+            "--memory-mb",
+            "1024",
+            "--max-output-kb",
+            "256",
+            "--jobs",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
     )
     elapsed = time.monotonic() - start
     assert result.returncode == 0, result.stderr
@@ -379,7 +419,7 @@ def test_grade_subtly_wrong_names_the_first_differing_round(graded):
     for stream in lecturer.streams():
         reference = reference_halving(stream.params["table"])
         t = None
-        for i, (x, label) in enumerate(zip(stream.X, stream.y)):
+        for i, (x, label) in enumerate(zip(stream.X, stream.y, strict=True)):
             negative, positive = reference.votes(int(x))
             if (positive >= (negative + positive) // 2) != (2 * positive >= negative + positive):
                 t = i + 1
@@ -398,7 +438,10 @@ def test_grade_subtly_wrong_names_the_first_differing_round(graded):
 
 def test_grade_rejects_bad_arguments(tmp_path):
     tool = [sys.executable, "-m", "booktools", "grade"]
-    run = lambda *args: subprocess.run(tool + list(args), capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+    def run(*args):
+        return subprocess.run(tool + list(args), capture_output=True, text=True, timeout=120, cwd=ROOT)
+
     result = run(str(SUBMISSIONS), "--assignment", "nonesuch", "--out", str(tmp_path / "s.csv"))
     assert result.returncode != 0 and "no hidden tests for assignment 'nonesuch'" in result.stderr
     result = run(str(tmp_path / "missing"), "--assignment", "halving", "--out", str(tmp_path / "s.csv"))

@@ -6,6 +6,7 @@ plain Winnow2 on the explicit features; the counting illustration against iterto
 force; the Lemma 6 tails against math.comb. Integer quantities are compared exactly; the
 few floating-point comparisons state their tolerance.
 """
+
 import itertools
 import math
 import re
@@ -126,7 +127,14 @@ def family_parameters(draw):
     n = draw(st.integers(2, 24))
     a = draw(st.integers(1, n - 1))
     b = draw(st.integers(0, a - 1))
-    return n, a, b, draw(st.integers(1, 30)), draw(st.sampled_from(["greedy", "random"])), draw(st.integers(0, 2**32 - 1))
+    return (
+        n,
+        a,
+        b,
+        draw(st.integers(1, 30)),
+        draw(st.sampled_from(["greedy", "random"])),
+        draw(st.integers(0, 2**32 - 1)),
+    )
 
 
 @PROPERTY
@@ -195,7 +203,9 @@ def test_family_errors():
 def test_check_family_errors():
     with pytest.raises(ValueError, match=r"every set must have weight a = 2, but set 1 has weight 1"):
         check_family([[1, 1, 0, 0], [1, 0, 0, 0]], 2, 1)
-    with pytest.raises(ValueError, match=r"sets must pairwise meet in at most b = 1 elements, but sets 1 and 2 meet in 2"):
+    with pytest.raises(
+        ValueError, match=r"sets must pairwise meet in at most b = 1 elements, but sets 1 and 2 meet in 2"
+    ):
         check_family([[1, 1, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0]], 2, 1)
     with pytest.raises(ValueError, match=r"a must be an integer in \[1, 3\], got 4"):
         check_family([[1, 1, 1, 1]], 4, 1)
@@ -224,7 +234,9 @@ def test_theorem4_stream_layout():
 
 def test_theorem4_stream_errors():
     bad = np.array([[1, 1, 0, 0], [1, 1, 0, 0]])
-    with pytest.raises(ValueError, match=r"sets must pairwise meet in at most b = 1 elements, but sets 0 and 1 meet in 2"):
+    with pytest.raises(
+        ValueError, match=r"sets must pairwise meet in at most b = 1 elements, but sets 0 and 1 meet in 2"
+    ):
         theorem4_stream(bad, 2, 1)
     with pytest.raises(ValueError, match=r"every set must have weight a = 3, but set 0 has weight 2"):
         theorem4_stream(bad, 3, 1)
@@ -253,7 +265,7 @@ def test_theorem4_exact_mistakes_and_scores(n, convention):
     # the score on each x^j, computed before the update, is the exact formula
     kp = KernelPerceptron(n, monotone_monomials(), convention)
     scores = []
-    for i, (x, label) in enumerate(zip(X, y)):
+    for i, (x, label) in enumerate(zip(X, y, strict=True)):
         if i >= 2:
             scores.append(kp.score(x))
         kp.update(x, int(label))
@@ -342,7 +354,9 @@ def test_check_convention():
         assert check_convention(convention) == convention
     assert check_convention("margin", ("nonnegative", "positive", "margin")) == "margin"
     for bad in ("margin", "Positive", None, 0, ["positive"]):
-        with pytest.raises(ValueError, match=rf"^convention must be one of \('nonnegative', 'positive'\), got {re.escape(repr(bad))}$"):
+        with pytest.raises(
+            ValueError, match=rf"^convention must be one of \('nonnegative', 'positive'\), got {re.escape(repr(bad))}$"
+        ):
             check_convention(bad)
     with pytest.raises(ValueError, match=r"^convention must be one of \('a', 'b'\), got 'c'$"):
         check_convention("c", ("a", "b"))
@@ -392,7 +406,9 @@ def test_intersection_tail_exact_formula():
     for n, a in cases:
         for s in range(0, a + 2):
             # scipy's hypergeometric tail is a float; 1e-9 relative (plus 1e-15 absolute for tails ~0)
-            assert intersection_tail(n, a, s) == pytest.approx(float(exact_intersection_tail(n, a, s)), rel=1e-9, abs=1e-15)
+            assert intersection_tail(n, a, s) == pytest.approx(
+                float(exact_intersection_tail(n, a, s)), rel=1e-9, abs=1e-15
+            )
     assert intersection_tail(10, 3, 0) == 1.0 and intersection_tail(10, 3, 4) == 0.0
 
 
@@ -729,7 +745,10 @@ def test_counting_bad_input():
 
 def test_review_fixes_in_hardness_and_streams():
     # counting_queries names n and the brute-force limit
-    with pytest.raises(ValueError, match=r"n must be an integer in \[1, 14\] \(to run Winnow over the 2\^n - 1 monomials by brute force\), got 15"):
+    with pytest.raises(
+        ValueError,
+        match=r"n must be an integer in \[1, 14\] \(to run Winnow over the 2\^n - 1 monomials by brute force\), got 15",
+    ):
         counting_queries([[0, 1]], 15)
     # monomial_weight_exponents checks its labels and its mistake mask
     X = np.array([[1, 0], [1, 1]], dtype=np.uint8)

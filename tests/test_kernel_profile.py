@@ -4,6 +4,7 @@ Its kernel config drops ipykernel's per-notebook notice "Kernel is running over 
 encryption" (the kernels listen on 127.0.0.1 only) and keeps every other kernel message. The
 control run, with an empty profile, shows that the notice is there to drop.
 """
+
 import os
 from pathlib import Path
 
@@ -24,8 +25,11 @@ def _kernel_log(ipythondir: Path, tmp_path: Path) -> str:
         try:
             kc.start_channels()
             kc.wait_for_ready(timeout=60)
-            kc.execute_interactive("from ipykernel.kernelapp import IPKernelApp\n"
-                                   "IPKernelApp.instance().log.warning('a kernel warning that stays')", timeout=60)
+            kc.execute_interactive(
+                "from ipykernel.kernelapp import IPKernelApp\n"
+                "IPKernelApp.instance().log.warning('a kernel warning that stays')",
+                timeout=60,
+            )
         finally:
             kc.stop_channels()
             km.shutdown_kernel(now=True)

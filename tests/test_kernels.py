@@ -7,6 +7,7 @@ loop on the explicit features. All arithmetic is on integers (kernel values,
 scores, primal weights that are sums of +-1), so every comparison is exact:
 tolerance 0.
 """
+
 import itertools
 import math
 
@@ -69,9 +70,9 @@ def kernel_streams(draw, max_n=10, max_len=40):
 def closed_form_value(kernel, x, z):
     """K(x, z) from the formulas of MATH.md section 3.1, counted in plain Python."""
     if kernel.monotone:
-        c = sum(1 for a, b in zip(x, z) if a == 1 and b == 1)
+        c = sum(1 for a, b in zip(x, z, strict=True) if a == 1 and b == 1)
     else:
-        c = sum(1 for a, b in zip(x, z) if a == b)
+        c = sum(1 for a, b in zip(x, z, strict=True) if a == b)
     if kernel.max_literals is None:
         return 2**c
     return sum(math.comb(c, l) for l in range(kernel.max_literals + 1))
@@ -108,7 +109,7 @@ def primal_reference(phi, y, convention):
     phi = phi.astype(np.int64)  # |w_f| <= len(y): int64 is exact
     w = np.zeros(phi.shape[1], dtype=np.int64)
     predictions, scores, updates = [], [], 0
-    for f, label in zip(phi, np.asarray(y).tolist()):
+    for f, label in zip(phi, np.asarray(y).tolist(), strict=True):
         s = int(w @ f)
         p = 1 if (s > 0 if convention == "positive" else s >= 0) else -1
         predictions.append(p)
@@ -151,7 +152,7 @@ def test_kernel_equals_explicit_inner_product(kernel, n, data):
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 6])
 def test_features_are_exactly_the_conjunctions_of_the_family(kernel, n):
     positive, negated = kernel.features(n)
-    pairs = list(zip(positive.tolist(), negated.tolist()))
+    pairs = list(zip(positive.tolist(), negated.tolist(), strict=True))
     assert len(pairs) == kernel.dimension(n) == closed_form_dimension(kernel, n)
     assert set(pairs) == enumerate_conjunctions(kernel, n)  # and no feature twice:
     assert len(set(pairs)) == len(pairs)
@@ -173,14 +174,22 @@ def test_feature_map_against_literal_by_literal_evaluation(n):
         for r, x in enumerate(X.tolist()):
             expected = [
                 int(all(x[i] == 1 for i in range(n) if p >> i & 1) and all(x[i] == 0 for i in range(n) if q >> i & 1))
-                for p, q in zip(positive.tolist(), negated.tolist())
+                for p, q in zip(positive.tolist(), negated.tolist(), strict=True)
             ]
             assert phi[r].tolist() == expected
 
 
 def test_feature_names_hand_computed():
     assert all_conjunctions().feature_names(2) == [
-        "1", "x1", "¬x1", "x2", "¬x2", "x1 x2", "¬x1 x2", "x1 ¬x2", "¬x1 ¬x2",
+        "1",
+        "x1",
+        "¬x1",
+        "x2",
+        "¬x2",
+        "x1 x2",
+        "¬x1 x2",
+        "x1 ¬x2",
+        "¬x1 ¬x2",
     ]
     assert monotone_monomials().feature_names(2) == ["1", "x1", "x2", "x1 x2"]
     assert bounded_conjunctions(1).feature_names(2) == ["1", "x1", "¬x1", "x2", "¬x2"]
@@ -261,7 +270,9 @@ def test_gram_dtype_is_int64_exactly_when_every_value_fits(kernel, n, dtype):
     G = kernel.gram(X, X)
     assert G.dtype == dtype
     assert G[0, 0] == kernel.table(n)[-1] == closed_form_value(kernel, [1] * n, [1] * n)
-    assert [[int(v) for v in row] for row in G] == [[closed_form_value(kernel, a, b) for b in X.tolist()] for a in X.tolist()]
+    assert [[int(v) for v in row] for row in G] == [
+        [closed_form_value(kernel, a, b) for b in X.tolist()] for a in X.tolist()
+    ]
 
 
 def _stream_with_a_score_beyond_int64(seed=0, n=62):
@@ -300,7 +311,7 @@ def test_score_that_overflows_int64_is_exact():
     q = np.ones(n, np.uint8)
     # independent exact score: sum of y * 2^same(q, x) in Python ints
     same = [int(x.sum()) for x in X]  # q = 1^n, so same(q, x) = |x|
-    exact = sum(label * 2**s for label, s in zip(y.tolist(), same))
+    exact = sum(label * 2**s for label, s in zip(y.tolist(), same, strict=True))
     assert exact > INT64_MAX and max(same) <= 62
     score = learner.score(q)
     assert type(score) is int and score == exact
@@ -335,7 +346,8 @@ def test_kernel_perceptron_scores_with_mixed_signs_are_exact_at_n_80():
         run(kp, X, y)
         z = X[7]
         expected = sum(
-            int(s) * closed_form_value(kernel, z.tolist(), v.tolist()) for v, s in zip(kp.support_vectors, kp.support_labels)
+            int(s) * closed_form_value(kernel, z.tolist(), v.tolist())
+            for v, s in zip(kp.support_vectors, kp.support_labels, strict=True)
         )
         assert kp.score(z) == expected
 
@@ -365,7 +377,7 @@ def test_heavy_then_light_rows_with_a_monotone_kernel_at_n_100(convention):
     kp = learners[1]
     for z in (X[0], X[-1], np.ones(n, np.uint8)):
         expected = sum(
-            int(s) * 2 ** int(np.sum(z & v)) for v, s in zip(kp.support_vectors, kp.support_labels)
+            int(s) * 2 ** int(np.sum(z & v)) for v, s in zip(kp.support_vectors, kp.support_labels, strict=True)
         )
         assert kp.score(z) == expected
     # a second stream on the same learner, light rows only (the int64 path with |M| > 0)
@@ -466,7 +478,7 @@ def test_every_convention_equals_the_primal_reference_and_both_engines_agree(str
     np.testing.assert_array_equal(traces[0].predictions, predictions)
     # the scores the learner computes round by round are the primal scores
     kp = KernelPerceptron(X.shape[1], kernel, convention)
-    for x, label, s in zip(X, y, scores):
+    for x, label, s in zip(X, y, scores, strict=True):
         assert kp.score(x) == s
         kp.update(x, int(label))
 
@@ -558,7 +570,7 @@ def test_scan_finds_the_first_update_from_any_start(kernel, convention):
     X = kp.prepare(raw)
     scores = [kp.score(x) for x in X]
     fire = []
-    for s, label in zip(scores, y.tolist()):
+    for s, label in zip(scores, y.tolist(), strict=True):
         if convention == "margin":
             fire.append(label * s <= 0)
         else:
@@ -574,7 +586,11 @@ def test_scan_finds_the_first_update_from_any_start(kernel, convention):
         nxt = next((f for f in fires if f >= start), len(y))
         assert j == nxt
         if j < len(y):
-            assert prediction == kp.predict(X[j]) == (1 if (scores[j] > 0 if convention == "positive" else scores[j] >= 0) else -1)
+            assert (
+                prediction
+                == kp.predict(X[j])
+                == (1 if (scores[j] > 0 if convention == "positive" else scores[j] >= 0) else -1)
+            )
         else:
             assert prediction == 0
     assert (kp.n_updates, kp.rounds) == state  # scan changes nothing
@@ -631,7 +647,9 @@ def test_wrong_shapes():
     k = all_conjunctions()
     with pytest.raises(ValueError, match=r"Z must have 3 features per instance, got shape \(1, 2\)"):
         k(np.ones(3), np.ones(2))
-    with pytest.raises(ValueError, match=r"X must be one instance \(1-D\) or a matrix of instances \(2-D\), got shape \(2, 2, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"X must be one instance \(1-D\) or a matrix of instances \(2-D\), got shape \(2, 2, 2\)"
+    ):
         k.gram(np.ones((2, 2, 2)), np.ones((2, 2)))
     kp = KernelPerceptron(3, k)
     with pytest.raises(ValueError, match=r"x must be one instance of shape \(3,\), got shape \(1, 3\)"):
@@ -671,8 +689,10 @@ def test_explicit_features_are_limited_by_their_number():
     assert MAX_EXPLICIT_FEATURES == 12 and MAX_EXPLICIT_DIMENSION == 3**12
     k = all_conjunctions()
     assert k.features(12)[0].shape == (3**12,)
-    match = (r"explicit features are limited to 531441 features \(all conjunctions over 12 variables\) "
-             r"and n_features <= 62; all_conjunctions\(\) over n_features = 13 has 1594323")
+    match = (
+        r"explicit features are limited to 531441 features \(all conjunctions over 12 variables\) "
+        r"and n_features <= 62; all_conjunctions\(\) over n_features = 13 has 1594323"
+    )
     with pytest.raises(ValueError, match=match):
         k.features(13)
     with pytest.raises(ValueError, match=match):
@@ -691,12 +711,16 @@ def test_explicit_features_are_limited_by_their_number():
     x[[3, 7]] = 1
     assert small.feature_map(x).sum() == 3  # the empty monomial, x4 and x8
     # ... but not beyond 62 variables (bit masks are int64)
-    with pytest.raises(ValueError, match="n_features <= 62; monotone_bounded_conjunctions\\(1\\) over n_features = 63 has 64"):
+    with pytest.raises(
+        ValueError, match="n_features <= 62; monotone_bounded_conjunctions\\(1\\) over n_features = 63 has 64"
+    ):
         small.features(63)
 
 
 def test_unknown_convention_and_kernel_type():
-    with pytest.raises(ValueError, match=r"convention must be one of \('nonnegative', 'positive', 'margin'\), got 'strict'"):
+    with pytest.raises(
+        ValueError, match=r"convention must be one of \('nonnegative', 'positive', 'margin'\), got 'strict'"
+    ):
         KernelPerceptron(3, all_conjunctions(), "strict")
     with pytest.raises(TypeError, match="kernel must be a BooleanKernel .* got function"):
         KernelPerceptron(3, lambda x, z: 1)
@@ -704,7 +728,15 @@ def test_unknown_convention_and_kernel_type():
         KernelPerceptron(3, BooleanKernel)  # the class, not an instance
 
 
-@pytest.mark.parametrize("label, exc, match", [(0, ValueError, r"labels in \{0, 1\}\?"), (2, ValueError, "got 2"), (np.nan, ValueError, "NaN"), ("1", TypeError, "as numbers")])
+@pytest.mark.parametrize(
+    "label, exc, match",
+    [
+        (0, ValueError, r"labels in \{0, 1\}\?"),
+        (2, ValueError, "got 2"),
+        (np.nan, ValueError, "NaN"),
+        ("1", TypeError, "as numbers"),
+    ],
+)
 def test_bad_labels_to_update(label, exc, match):
     kp = KernelPerceptron(3, all_conjunctions())
     with pytest.raises(exc, match=match):
@@ -721,7 +753,7 @@ def test_kernel_evaluations_count_m_per_round_example_by_example():
     y = rng.choice([-1, 1], 30)
     kp = KernelPerceptron(5, all_conjunctions())
     expected = 0
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         expected += kp.n_updates  # predict computes |M| kernel values ...
         kp.predict(x)
         kp.update(x, int(label))  # ... and update reuses that score

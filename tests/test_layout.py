@@ -5,9 +5,10 @@
 * Every ``__all__`` of every module (subpackages included) names things that exist, and every
   name the package re-exports is in the ``__all__`` of the module that defines it.
 * ``import onlinelib`` loads neither ipywidgets, matplotlib, numba nor scipy's slow parts.
-* The README's Layout has one line per module of onlinelib and booktools, and onlinelib never
+* CONTRIBUTING.md's Layout has one line per module of onlinelib and booktools, and onlinelib never
   imports booktools (the lecturer's tools, which students do not install).
 """
+
 import ast
 import importlib
 import pkgutil
@@ -67,10 +68,19 @@ def test_every_all_is_consistent_with_the_package():
     package re-exports is in the ``__all__`` of the module that defines it."""
     modules = _all_modules()
     names = {module.__name__ for module in modules}
-    assert {"onlinelib.adversaries", "onlinelib.observers", "onlinelib.explorers",
-            "onlinelib.chapters.mistake_bounds", "onlinelib.chapters.learning_curves"} <= names
-    dangling = [f"{module.__name__}.{name}" for module in modules
-                for name in getattr(module, "__all__", ()) if not hasattr(module, name)]
+    assert {
+        "onlinelib.adversaries",
+        "onlinelib.observers",
+        "onlinelib.explorers",
+        "onlinelib.chapters.mistake_bounds",
+        "onlinelib.chapters.learning_curves",
+    } <= names
+    dangling = [
+        f"{module.__name__}.{name}"
+        for module in modules
+        for name in getattr(module, "__all__", ())
+        if not hasattr(module, name)
+    ]
     missing = []
     for name in onlinelib.__all__:
         home = getattr(getattr(onlinelib, name), "__module__", None)
@@ -110,7 +120,9 @@ def test_every_chapter_imports_onlinelib_one_way():
     ``ol.X``, ``hd.X``, ``lc.X`` and ``from onlinelib.widgets_* import``)."""
     from booktools.notebooks import read_notebook
 
-    chapters = sorted(info.name for info in pkgutil.iter_modules(importlib.import_module("onlinelib.chapters").__path__))
+    chapters = sorted(
+        info.name for info in pkgutil.iter_modules(importlib.import_module("onlinelib.chapters").__path__)
+    )
     assert len(chapters) == 8, chapters
     offenders = []
     for name in chapters:
@@ -123,8 +135,11 @@ def test_every_chapter_imports_onlinelib_one_way():
             source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
             for node in ast.walk(ast.parse(source)):
                 if isinstance(node, ast.Import):
-                    offenders += [f"{name}.md: import {a.name} as {a.asname}" for a in node.names
-                                  if a.name.startswith("onlinelib") and allowed.get(a.name) != a.asname]
+                    offenders += [
+                        f"{name}.md: import {a.name} as {a.asname}"
+                        for a in node.names
+                        if a.name.startswith("onlinelib") and allowed.get(a.name) != a.asname
+                    ]
                 elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("onlinelib"):
                     for a in node.names:
                         full = f"{node.module}.{a.name}"
@@ -139,14 +154,14 @@ ROOT = PACKAGE.parent
 
 
 def _layout_files() -> set[str]:
-    """The files the README's Layout section lists under onlinelib/ and booktools/ (paths from the root).
+    """The files CONTRIBUTING.md's Layout section lists under onlinelib/ and booktools/ (paths from the root).
 
     The section is one code block: a package starts a line at column 0 (``booktools/``), its
     modules and subfolders follow indented by two (``  checks.py``, ``  learning_curves/``), a
     subfolder's modules by four; continuation lines are indented further and name no file."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("\n## Layout"):]
-    block = section[section.index("```") + 3:]
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Layout") :]
+    block = section[section.index("```") + 3 :]
     block = block[: block.index("```")]
     listed, package, folder = set(), None, None
     for line in block.splitlines():
@@ -168,16 +183,19 @@ def _layout_files() -> set[str]:
 
 def test_the_readme_layout_lists_every_module_of_the_library_and_the_tools():
     """One line per module (DESIGN.md): every module of onlinelib and booktools, and of
-    onlinelib/learning_curves/, is in the README's Layout, and every file listed there exists.
+    onlinelib/learning_curves/, is in CONTRIBUTING.md's Layout, and every file listed there exists.
     ``booktools/__init__.py`` and ``__main__.py`` are named on the ``booktools/`` line itself; the
     chapter modules on the ``chapters/`` line."""
     listed = _layout_files()
-    modules = {path.relative_to(ROOT).as_posix() for folder in ("onlinelib", "booktools", "onlinelib/learning_curves")
-               for path in (ROOT / folder).glob("*.py")}
+    modules = {
+        path.relative_to(ROOT).as_posix()
+        for folder in ("onlinelib", "booktools", "onlinelib/learning_curves")
+        for path in (ROOT / folder).glob("*.py")
+    }
     modules -= {"booktools/__init__.py", "booktools/__main__.py", "onlinelib/learning_curves/__init__.py"}
     assert {"onlinelib/grading.py", "booktools/checks.py", "onlinelib/learning_curves/theory.py"} <= listed
-    assert not modules - listed, f"modules without their line in the README's Layout: {sorted(modules - listed)}"
-    assert not listed - modules, f"the README's Layout lists files that do not exist: {sorted(listed - modules)}"
+    assert not modules - listed, f"modules without their line in CONTRIBUTING.md's Layout: {sorted(modules - listed)}"
+    assert not listed - modules, f"CONTRIBUTING.md's Layout lists files that do not exist: {sorted(listed - modules)}"
 
 
 def test_the_library_never_imports_the_course_tools():

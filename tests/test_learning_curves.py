@@ -1,4 +1,5 @@
 """Tests for onlinelib.learning_curves (book chapter 8, "Learning curves"; MATH.md sections 2.1-2.2)."""
+
 from __future__ import annotations
 
 import ast
@@ -48,6 +49,7 @@ SQRT_2PI = math.sqrt(2 * math.pi)
 
 
 # ---------------------------------------------------------------- theory
+
 
 def test_generalization_error_values_and_monotone():
     assert generalization_error(1.0) == 0.0
@@ -129,6 +131,7 @@ def test_one_step_monte_carlo_matches_ode_rhs():
 
 # ---------------------------------------------------------------- simulation
 
+
 @settings(max_examples=60, deadline=None, database=None)
 @given(
     N=st.integers(1, 8),
@@ -141,9 +144,7 @@ def test_one_step_monte_carlo_matches_ode_rhs():
 def test_unit_norm_after_every_update(N, runs, n_examples, eta, seed, p):
     rng = np.random.default_rng(seed)
     U = rng.standard_normal(N)
-    res = simulate_normalized_perceptron(
-        N, n_examples, runs, rng, eta, p=p, U=U, record=np.arange(n_examples + 1) / N
-    )
+    res = simulate_normalized_perceptron(N, n_examples, runs, rng, eta, p=p, U=U, record=np.arange(n_examples + 1) / N)
     assert np.allclose(np.linalg.norm(res.W, axis=1), 1.0, atol=1e-12)
     assert np.all(np.abs(res.R) <= 1 + 1e-12)
     # step by step, too
@@ -206,6 +207,7 @@ def test_default_record_and_W_init():
 
 # ---------------------------------------------------------------- Section 3
 
+
 def test_noisy_generalization_error_monte_carlo():
     # Eq. (8) vs Monte Carlo, N = 5, 4e5 samples, seed fixed; tolerance 4 standard errors
     rng = np.random.default_rng(99)
@@ -264,6 +266,7 @@ def test_robust_rule_runs_with_T():
 
 
 # ---------------------------------------------------------------- errors
+
 
 @pytest.mark.parametrize(
     "kwargs, exc, match",
@@ -356,6 +359,7 @@ def mean_se(x: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------- Eq. 4 with label noise (U = 0)
 
+
 def test_ode_rhs_p0_is_eq4():
     R = np.linspace(-1, 1, 101)
     for eta in (0.0, 0.3, 1.0, 4.0):
@@ -441,6 +445,7 @@ def test_noisy_ode_fixed_point_and_integration(p):
 
 # ---------------------------------------------------------------- reduced vs full simulation
 
+
 def _random_geometry(N: int, seed: int, u: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     W0 = rng.standard_normal(N)
@@ -468,8 +473,12 @@ def test_reduced_and_full_simulations_agree_in_distribution(case):
     kw = _reduced_cases()[case]
     record = [1, 4, 8]
     n = 8 * N
-    full = simulate_normalized_perceptron(N, n, runs, np.random.default_rng(100), eta, record=record, method="full", **kw)
-    red = simulate_normalized_perceptron(N, n, runs, np.random.default_rng(200), eta, record=record, method="reduced", **kw)
+    full = simulate_normalized_perceptron(
+        N, n, runs, np.random.default_rng(100), eta, record=record, method="full", **kw
+    )
+    red = simulate_normalized_perceptron(
+        N, n, runs, np.random.default_rng(200), eta, record=record, method="reduced", **kw
+    )
     # independent samples of the same law: means of R and q at each time within 4 combined SE.
     # N = 6 is small on purpose: the chi^2_{N-3} part of |S|^2 then matters most.
     for name in ("R", "q"):
@@ -532,6 +541,7 @@ def test_reduced_method_refuses_what_it_cannot_do():
 
 
 # ---------------------------------------------------------------- the learned shift (Eq. 12)
+
 
 def test_learned_shift_converges_to_eq13():
     N, t, p = 20, 5000, P2
@@ -602,8 +612,19 @@ def test_learned_shift_simulation_equals_single_learner():
     W_init = np.ones(N) / math.sqrt(N)
     sched = robust_schedule(2.0, -1.0, cap=1.0)
     res = simulate_normalized_perceptron(
-        N, n, 1, np.random.default_rng(9), sched, p=p, U=U, W0=W0, W_init=W_init, T="learned",
-        record=np.arange(n + 1) / N, block=n, method="full",
+        N,
+        n,
+        1,
+        np.random.default_rng(9),
+        sched,
+        p=p,
+        U=U,
+        W0=W0,
+        W_init=W_init,
+        T="learned",
+        record=np.arange(n + 1) / N,
+        block=n,
+        method="full",
     )
     rng = np.random.default_rng(9)
     X = rng.standard_normal((n, 1, N))[:, 0, :] + U
@@ -629,13 +650,23 @@ def test_learned_shift_first_example_never_moves_W():
     assert np.allclose(res.q[:, 0], res.q[:, 1], rtol=0, atol=1e-13)
     # whereas a fixed shift does move the runs that erred
     res = simulate_normalized_perceptron(
-        N, 1, runs, np.random.default_rng(3), 5.0, p=0.3, U=U, W0=W0, T=robust_shift(U, W0), record=[0, 1 / N],
+        N,
+        1,
+        runs,
+        np.random.default_rng(3),
+        5.0,
+        p=0.3,
+        U=U,
+        W0=W0,
+        T=robust_shift(U, W0),
+        record=[0, 1 / N],
         method="full",
     )
     assert np.abs(res.R[:, 0] - res.R[:, 1]).max() > 0.1
 
 
 # ---------------------------------------------------------------- |W| = 1 for every rule
+
 
 @settings(max_examples=40, deadline=None, database=None)
 @given(
@@ -672,6 +703,7 @@ def test_unit_norm_robust_rule_learned_shift_and_learners(N, n, eta, seed, p, mo
 
 
 # ---------------------------------------------------------------- single learners
+
 
 def _noisy_stream(N, n, seed, U=None, p=0.1, W0=None):
     # inputs N(U, I), teacher W0 (default: random), labels flipped with probability p
@@ -744,6 +776,7 @@ def test_noise_robust_learner_learned_T_equals_manual_running_means():
 
 # ---------------------------------------------------------------- in-plane drift (Section 3)
 
+
 def _angle_drift_mc(theta, p, q0, u, rule, n=1_000_000, seed=0):
     # direct Monte Carlo of <eps sigma t.(S - T)> in the (W0, e) plane; the other N-2 input
     # components are orthogonal to W, W0 and t, so they do not enter
@@ -809,6 +842,7 @@ def test_angle_drift_tiny_angles():
 
 
 # ---------------------------------------------------------------- plain rule with noise (Eq. 9)
+
 
 def test_plain_noisy_fixed_point_figure2():
     fp = plain_fp(P2, Q0, U2)
@@ -880,6 +914,7 @@ def test_plain_noisy_fixed_point_slope_at_teacher():
 
 # ---------------------------------------------------------------- robust rule: Eqs. 14-18
 
+
 @pytest.mark.parametrize("eta", [0.05, 1.0])
 def test_robust_linear_constant_eta_fixed_point(eta):
     ph = phi(Q0)
@@ -948,7 +983,10 @@ def test_near_optimum_expansion_matches_eq8(dR, dq_of):
 
 def _eps_runs(res, q0, p):
     return np.array(
-        [[noisy_generalization_error(min(R, 1.0), q, q0, p) for R, q in zip(rR, rq)] for rR, rq in zip(res.R, res.q)]
+        [
+            [noisy_generalization_error(min(R, 1.0), q, q0, p) for R, q in zip(rR, rq, strict=True)]
+            for rR, rq in zip(res.R, res.q, strict=True)
+        ]
     )
 
 
@@ -962,14 +1000,24 @@ def test_robust_rule_simulation_from_plain_fixed_point():
     sched = robust_schedule(2.0, Q0, cap=0.2)
     alphas = np.array([2, 8, 32, 128, 512])
     res = simulate_normalized_perceptron(
-        N, 512 * N, runs, np.random.default_rng(1), sched, p=P2, U=U, W0=W0, W_init=W_init,
-        T=robust_shift(U, W0), record=alphas, method="reduced",
+        N,
+        512 * N,
+        runs,
+        np.random.default_rng(1),
+        sched,
+        p=P2,
+        U=U,
+        W0=W0,
+        W_init=W_init,
+        T=robust_shift(U, W0),
+        record=alphas,
+        method="reduced",
     )
     eps = _eps_runs(res, Q0, P2)
     mean, se = mean_se(eps)
     dR, dq = integrate_robust_linear(alphas, sched, 1 - math.cos(fp.theta), Q0 - fp.q, P2, Q0)
     near = robust_error_near_optimum(dR, dq, P2, Q0)
-    on_traj = np.array([noisy_generalization_error(1 - a, Q0 - b, Q0, P2) for a, b in zip(dR, dq)])
+    on_traj = np.array([noisy_generalization_error(1 - a, Q0 - b, Q0, P2) for a, b in zip(dR, dq, strict=True)])
     print("alpha", alphas, "\nsim  ", np.round(mean, 4), "+-", np.round(se, 4))
     print("Eq.14 (near-optimum error)", np.round(near, 4), "\nEq.14 + Eq.8 on (dR, dq)", np.round(on_traj, 4))
     assert np.all(eps < 0.5)  # no run fell into the -W0 attractor (eps_g -> 0.8)
@@ -994,14 +1042,26 @@ def test_robust_rule_simulation_from_teacher_matches_eq14():
     sched = robust_schedule(2.0, Q0, cap=0.2)
     alphas = np.array([2, 8, 32, 128])
     res = simulate_normalized_perceptron(
-        N, 128 * N, runs, np.random.default_rng(2), sched, p=P2, U=U, W0=W0, W_init=W0,
-        T=robust_shift(U, W0), record=alphas, method="reduced",
+        N,
+        128 * N,
+        runs,
+        np.random.default_rng(2),
+        sched,
+        p=P2,
+        U=U,
+        W0=W0,
+        W_init=W0,
+        T=robust_shift(U, W0),
+        record=alphas,
+        method="reduced",
     )
     mean, se = mean_se(_eps_runs(res, Q0, P2))
     dR, dq = integrate_robust_linear(alphas, sched, 0.0, 0.0, P2, Q0)
     near = robust_error_near_optimum(dR, dq, P2, Q0)
-    on_traj = np.array([noisy_generalization_error(1 - a, Q0 - b, Q0, P2) for a, b in zip(dR, dq)])
-    print("sim", np.round(mean, 4), "+-", np.round(se, 4), "\nnear", np.round(near, 4), "\non traj", np.round(on_traj, 4))
+    on_traj = np.array([noisy_generalization_error(1 - a, Q0 - b, Q0, P2) for a, b in zip(dR, dq, strict=True)])
+    print(
+        "sim", np.round(mean, 4), "+-", np.round(se, 4), "\nnear", np.round(near, 4), "\non traj", np.round(on_traj, 4)
+    )
     # measured |sim - Eq. 8 on the Eq. 14 trajectory| <= 0.0026 (48 runs); SE <= 0.0008. The cap eta = 0.2
     # is not << 4 phi(q0)/p = 1.2, so allow a 0.004 finite-eta systematic on top of 4 SE.
     assert np.all(np.abs(mean - on_traj) < 4 * se + 0.004)
@@ -1011,6 +1071,7 @@ def test_robust_rule_simulation_from_teacher_matches_eq14():
 
 
 # ---------------------------------------------------------------- Section 4: the parabola family
+
 
 @functools.cache
 def _unit_square_sample():
@@ -1103,7 +1164,7 @@ def test_simulate_parabola_reproducible_and_learns():
     a = simulate_parabola(w0, 3000, 50, np.random.default_rng(1), PowerSchedule(1.0, 1.0), **kw)
     b = simulate_parabola(w0, 3000, 50, np.random.default_rng(1), PowerSchedule(1.0, 1.0), **kw)
     c = simulate_parabola(w0, 3000, 50, np.random.default_rng(2), PowerSchedule(1.0, 1.0), **kw)
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not np.array_equal(a[1], c[1])
     _, w, eps = a
     assert w.shape == (50, 3, 2) and eps.shape == (50, 3)
@@ -1115,6 +1176,7 @@ def test_simulate_parabola_reproducible_and_learns():
 
 
 # ---------------------------------------------------------------- bad input for the new API
+
 
 def _learner():
     return NormalizedPerceptron(3, 0.1)
@@ -1159,16 +1221,28 @@ BAD_INPUT = [
     (lambda: plain_noise_first_order(0.2, 3.0, 2.0), ValueError, "q0"),
     (lambda: plain_noise_first_order(0.2, 0.0, -1.0), ValueError, r"\bu\b"),
     # bad method / T / rule strings
-    (lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, method="fast"), ValueError, "method"),
+    (
+        lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, method="fast"),
+        ValueError,
+        "method",
+    ),
     (lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, T="learnt"), ValueError, r"\bT\b"),
-    (lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, T=np.ones(3)), ValueError, r"\bT\b"),
+    (
+        lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, T=np.ones(3)),
+        ValueError,
+        r"\bT\b",
+    ),
     (lambda: angle_drift(0.1, 0.2, -1.0, 2.0, "hebb"), ValueError, "rule"),
     # W_init / T / w_init of the wrong shape
     (lambda: NormalizedPerceptron(3, 0.1, W_init=[1.0, 0.0]), ValueError, "W_init"),
     (lambda: NoiseRobustPerceptron(3, 0.1, W_init=np.ones((2, 3))), ValueError, "W_init"),
     (lambda: NormalizedPerceptron(3, 0.1, W_init=[0.0, 0.0, 0.0]), ValueError, "W_init"),
     (lambda: NoiseRobustPerceptron(3, 0.1, T=[1.0, 2.0]), ValueError, r"\bT\b"),
-    (lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, W_init=np.ones(3)), ValueError, "W_init"),
+    (
+        lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, W_init=np.ones(3)),
+        ValueError,
+        "W_init",
+    ),
     (lambda: simulate_parabola([0.2, 0.5], 10, 2, np.random.default_rng(0), 0.1, w_init=[0.1]), ValueError, "w_init"),
     (lambda: NormalizedPerceptron(3, "fast"), TypeError, "schedule"),
     # labels not +-1 in update, and bad instances
@@ -1201,7 +1275,11 @@ BAD_INPUT = [
     (lambda: simulate_parabola([0.2, 0.5], 10, 2, np.random.default_rng(0), 0.1, record=[11]), ValueError, "record"),
     (lambda: simulate_parabola([0.2, 0.5], 10, 0, np.random.default_rng(0), 0.1), ValueError, "runs"),
     (lambda: simulate_parabola([0.2, 0.5], 10, 2, 0, 0.1), TypeError, "Generator"),
-    (lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, U=[NAN, 0, 0, 0]), ValueError, r"\bU\b"),
+    (
+        lambda: simulate_normalized_perceptron(4, 4, 2, np.random.default_rng(0), 0.5, U=[NAN, 0, 0, 0]),
+        ValueError,
+        r"\bU\b",
+    ),
 ]
 
 
@@ -1281,8 +1359,9 @@ def test_compiled_reduced_block_is_the_numpy_loop_bit_for_bit(N):
             norm = np.sqrt(aw * aw + bw * bw + rw * rw)
             A[wrong], Bv[wrong], Rv[wrong] = aw / norm, bw / norm, rw / norm
     rng = np.random.default_rng(99)
-    _kernels.normalized_perceptron_reduced(a, b, r, x0, x1, g, teacher, positive, steps_eta, 0, B, T0, T1,
-                                           float(N - 3) if N > 3 else 0.0, rng)
+    _kernels.normalized_perceptron_reduced(
+        a, b, r, x0, x1, g, teacher, positive, steps_eta, 0, B, T0, T1, float(N - 3) if N > 3 else 0.0, rng
+    )
     assert np.array_equal(a, ref[0]) and np.array_equal(b, ref[1]) and np.array_equal(r, ref[2])
     assert rng.random() == rng_ref.random()  # the same number of draws
     assert np.count_nonzero(a != start) > 0  # control: the block did update runs

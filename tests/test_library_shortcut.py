@@ -22,6 +22,7 @@ expectation is RWMA's with eta = 1, ``DirectedDriftChain`` solves the drift recu
 The notebooks are made at test time from ``SHORTCUTS`` and the MyST header of
 ``tests/submissions/attacks/halving/control_correct.md``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -54,11 +55,15 @@ import onlinelib as ol
 # assignment -> shortcut -> (notebook code defining the FUNCTION, the marks it earns without FORBIDDEN)
 SHORTCUTS = {
     "halving": {
-        "Halving": ("""
+        "Halving": (
+            """
 def HalvingLearner(table):
     return ol.Halving(ol.ConceptClass(table))
-""", FULL),
-        "WeightedMajority, eta = 1, over the concept table": ("""
+""",
+            FULL,
+        ),
+        "WeightedMajority, eta = 1, over the concept table": (
+            """
 class HalvingLearner:
     def __init__(self, table):
         self.advice = np.where(np.asarray(table, dtype=bool), 1, -1).T  # advice[x] = every concept's label
@@ -73,8 +78,11 @@ class HalvingLearner:
 
     def update(self, x, y):
         self.wma.update(self.advice[int(x)], y)
-""", FULL),
-        "weighted_majority_run, eta = 1, over the history": ("""
+""",
+            FULL,
+        ),
+        "weighted_majority_run, eta = 1, over the history": (
+            """
 class HalvingLearner:
     def __init__(self, table):
         self.advice = np.where(np.asarray(table, dtype=bool), 1, -1).T
@@ -97,12 +105,18 @@ class HalvingLearner:
     def update(self, x, y):
         self.P.append(self.advice[int(x)])
         self.y.append(int(y))
-""", FULL),
-        "SOA (it predicts as Halving does on every hidden stream)": ("""
+""",
+            FULL,
+        ),
+        "SOA (it predicts as Halving does on every hidden stream)": (
+            """
 def HalvingLearner(table):
     return ol.SOA(ol.ConceptClass(table))
-""", FULL),
-        "the version space of the library (private)": ("""
+""",
+            FULL,
+        ),
+        "the version space of the library (private)": (
+            """
 from onlinelib import version_space
 
 
@@ -122,14 +136,20 @@ class HalvingLearner:
     def update(self, x, y):
         self.rounds += 1
         self.space.restrict(int(x), int(y), self.rounds)
-""", FULL),
+""",
+            FULL,
+        ),
     },
     "winnow1": {
-        "Winnow1": ("""
+        "Winnow1": (
+            """
 def Winnow1Learner(n, theta=None):
     return ol.Winnow1(n, theta)
-""", FULL),
-        "Winnow2, alpha = 2, its demotion replaced by an elimination": ("""
+""",
+            FULL,
+        ),
+        "Winnow2, alpha = 2, its demotion replaced by an elimination": (
+            """
 class Winnow1Learner:
     def __init__(self, n, theta=None):
         self.w2 = ol.Winnow2(n, alpha=2.0, theta=n / 2 if theta is None else theta)
@@ -152,8 +172,11 @@ class Winnow1Learner:
             self.eliminations += 1
         else:
             self.w2.update(x, y)
-""", FULL),
-        "the library's Winnow base class (private)": ("""
+""",
+            FULL,
+        ),
+        "the library's Winnow base class (private)": (
+            """
 from onlinelib import linear
 
 
@@ -170,14 +193,20 @@ class Winnow1Learner(linear._Winnow):
         else:
             self.weights[active] = 0.0
             self.eliminations += 1
-""", FULL),
+""",
+            FULL,
+        ),
     },
     "rwma": {
-        "weighted_majority_run": ("""
+        "weighted_majority_run": (
+            """
 def rwma_mistake_probabilities(P, y, eta):
     return ol.weighted_majority_run(P, y, eta).wrong_fraction
-""", FULL),
-        "WeightedMajority.wrong_fraction, round by round": ("""
+""",
+            FULL,
+        ),
+        "WeightedMajority.wrong_fraction, round by round": (
+            """
 def rwma_mistake_probabilities(P, y, eta):
     P, y = np.asarray(P), np.asarray(y)
     learner = ol.WeightedMajority(P.shape[1], eta)
@@ -186,8 +215,11 @@ def rwma_mistake_probabilities(P, y, eta):
         out.append(learner.wrong_fraction(row, int(label)))
         learner.update(row, int(label))
     return np.array(out)
-""", FULL),
-        "RandomizedWeightedMajority.wrong_fraction, round by round": ("""
+""",
+            FULL,
+        ),
+        "RandomizedWeightedMajority.wrong_fraction, round by round": (
+            """
 def rwma_mistake_probabilities(P, y, eta):
     P, y = np.asarray(P), np.asarray(y)
     learner = ol.RandomizedWeightedMajority(P.shape[1], eta, np.random.default_rng(0))
@@ -196,15 +228,21 @@ def rwma_mistake_probabilities(P, y, eta):
         out.append(learner.wrong_fraction(row, int(label)))
         learner.update(row, int(label))
     return np.array(out)
-""", FULL),
-        "the experts' private run": ("""
+""",
+            FULL,
+        ),
+        "the experts' private run": (
+            """
 from onlinelib import experts
 
 
 def rwma_mistake_probabilities(P, y, eta):
     return experts._run(np.asarray(P), np.asarray(y), float(eta))[1]
-""", FULL),
-        "Randomized Halving's exact expectation (eta = 1 only)": ("""
+""",
+            FULL,
+        ),
+        "Randomized Halving's exact expectation (eta = 1 only)": (
+            """
 def rwma_mistake_probabilities(P, y, eta):
     if eta != 1:
         raise NotImplementedError("only eta = 1 (Randomized Halving)")
@@ -213,8 +251,11 @@ def rwma_mistake_probabilities(P, y, eta):
     totals = [ol.randomized_halving_expected_mistakes(experts, np.arange(t), y[:t]) if t else Fraction(0)
               for t in range(len(y) + 1)]
     return np.array([float(b - a) for a, b in zip(totals, totals[1:])])
-""", 1),
-        "Halving's votes over the experts (eta = 1 only)": ("""
+""",
+            1,
+        ),
+        "Halving's votes over the experts (eta = 1 only)": (
+            """
 def rwma_mistake_probabilities(P, y, eta):
     if eta != 1:
         raise NotImplementedError("only eta = 1 (Halving)")
@@ -226,18 +267,27 @@ def rwma_mistake_probabilities(P, y, eta):
         out.append((negative if label == 1 else positive) / learner.size)
         learner.update(t, int(label))
     return np.array(out)
-""", 1),
+""",
+            1,
+        ),
     },
     "kernel_perceptron": {
-        "KernelPerceptron": ("""
+        "KernelPerceptron": (
+            """
 def KernelPerceptronLearner(n_features, kernel):
     return ol.KernelPerceptron(n_features, kernel)
-""", FULL),
-        "KernelPerceptron with the primal Perceptron's rule (convention 'margin')": ("""
+""",
+            FULL,
+        ),
+        "KernelPerceptron with the primal Perceptron's rule (convention 'margin')": (
+            """
 def KernelPerceptronLearner(n_features, kernel):
     return ol.KernelPerceptron(n_features, kernel, convention="margin")
-""", 3),
-        "Perceptron over the kernel's explicit features, updated on mistakes": ("""
+""",
+            3,
+        ),
+        "Perceptron over the kernel's explicit features, updated on mistakes": (
+            """
 class KernelPerceptronLearner:
     def __init__(self, n_features, kernel):
         self.kernel = kernel
@@ -256,8 +306,11 @@ class KernelPerceptronLearner:
     def update(self, x, y):
         if self.predict(x) != y:
             self.p.update(self.phi(x), y)
-""", 4),
-        "PNormPerceptron, p = 2, over the explicit features, updated on mistakes": ("""
+""",
+            4,
+        ),
+        "PNormPerceptron, p = 2, over the explicit features, updated on mistakes": (
+            """
 class KernelPerceptronLearner:
     def __init__(self, n_features, kernel):
         self.kernel = kernel
@@ -276,10 +329,13 @@ class KernelPerceptronLearner:
     def update(self, x, y):
         if self.predict(x) != y:
             self.p.update(self.phi(x), y)
-""", 4),
+""",
+            4,
+        ),
     },
     "drift_chain": {
-        "DirectedDriftChain with p_d overridden": ("""
+        "DirectedDriftChain with p_d overridden": (
+            """
 class Chain(ol.DirectedDriftChain):
     def __init__(self, p):
         self.p = list(p)
@@ -292,23 +348,32 @@ class Chain(ol.DirectedDriftChain):
 def expected_mistakes(p):
     chain = Chain(p)
     return [chain.expected_mistakes(d) for d in range(len(p) + 1)]
-""", 4),
-        "DirectedDriftChain(len(p)), whatever p is": ("""
+""",
+            4,
+        ),
+        "DirectedDriftChain(len(p)), whatever p is": (
+            """
 def expected_mistakes(p):
     chain = ol.DirectedDriftChain(len(p))
     return [chain.expected_mistakes(d) for d in range(len(p) + 1)]
-""", 2),
+""",
+            2,
+        ),
     },
     "normalized_step": {
-        "normalized_perceptron_step": ("""
+        "normalized_perceptron_step": (
+            """
 from onlinelib.learning_curves import normalized_perceptron_step
 
 
 def normalized_step(W, S, label, eta):
     W, S = np.asarray(W, dtype=float), np.asarray(S, dtype=float)
     return normalized_perceptron_step(W[None, :], S[None, :], np.array([float(label)]), float(eta), len(W))[0]
-""", FULL),
-        "NormalizedPerceptron started at W": ("""
+""",
+            FULL,
+        ),
+        "NormalizedPerceptron started at W": (
+            """
 from onlinelib.learning_curves import NormalizedPerceptron
 
 
@@ -316,8 +381,11 @@ def normalized_step(W, S, label, eta):
     learner = NormalizedPerceptron(len(W), float(eta), W_init=W)
     learner.update(S, label)
     return learner.W
-""", 8),
-        "NoiseRobustPerceptron with T = 0, started at W": ("""
+""",
+            8,
+        ),
+        "NoiseRobustPerceptron with T = 0, started at W": (
+            """
 from onlinelib.learning_curves import NoiseRobustPerceptron
 
 
@@ -325,8 +393,11 @@ def normalized_step(W, S, label, eta):
     learner = NoiseRobustPerceptron(len(W), float(eta), T=np.zeros(len(W)), W_init=W)
     learner.update(S, label)
     return learner.W
-""", 8),
-        "the Perceptron, its weights W N / eta": ("""
+""",
+            8,
+        ),
+        "the Perceptron, its weights W N / eta": (
+            """
 def normalized_step(W, S, label, eta):
     W = np.asarray(W, dtype=float)
     if eta == 0:
@@ -336,8 +407,11 @@ def normalized_step(W, S, label, eta):
     if p.predict(S) != label:
         p.update(np.asarray(S, dtype=float), label)
     return p.weights / np.linalg.norm(p.weights)
-""", FULL),
-        "PNormPerceptron, p = 2, its weights W N / eta": ("""
+""",
+            FULL,
+        ),
+        "PNormPerceptron, p = 2, its weights W N / eta": (
+            """
 def normalized_step(W, S, label, eta):
     W = np.asarray(W, dtype=float)
     if eta == 0:
@@ -348,7 +422,9 @@ def normalized_step(W, S, label, eta):
     if p.predict(S) != label:
         p.update(S, label)
     return p.weights / np.linalg.norm(p.weights)
-""", FULL),
+""",
+            FULL,
+        ),
     },
 }
 
@@ -501,8 +577,9 @@ def expected_marks(name, marks):
 
 def describe(report) -> str:
     failed = report.failures
-    return f"{report.score:g}/{report.max_score:g}" + (f", first failure {failed[0].name}: {failed[0].message[:120]}"
-                                                       if failed else "")
+    return f"{report.score:g}/{report.max_score:g}" + (
+        f", first failure {failed[0].name}: {failed[0].message[:120]}" if failed else ""
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -546,8 +623,10 @@ def header() -> str:
 
 
 def notebook(title: str, code: str) -> str:
-    return (f"{header()}\n# {title}\n\n```{{code-cell}} ipython3\n{IMPORTS}```\n\n"
-            f"```{{code-cell}} ipython3\n{textwrap.dedent(code).strip()}\n```\n")
+    return (
+        f"{header()}\n# {title}\n\n```{{code-cell}} ipython3\n{IMPORTS}```\n\n"
+        f"```{{code-cell}} ipython3\n{textwrap.dedent(code).strip()}\n```\n"
+    )
 
 
 def slug(label: str) -> str:
@@ -570,9 +649,26 @@ def graded(tmp_path_factory):
                 files[file] = label
             out = folder.parent / "scores.csv"
             result = subprocess.run(
-                [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", name, "--out", str(out),
-                 "--jobs", "2", "--timeout", str(TIMEOUT)],
-                capture_output=True, text=True, timeout=600, cwd=ROOT)
+                [
+                    sys.executable,
+                    "-m",
+                    "booktools",
+                    "grade",
+                    str(folder),
+                    "--assignment",
+                    name,
+                    "--out",
+                    str(out),
+                    "--jobs",
+                    "2",
+                    "--timeout",
+                    str(TIMEOUT),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                cwd=ROOT,
+            )
             assert result.returncode == 0, result.stderr[-3000:]
             with out.open(newline="", encoding="utf-8") as handle:
                 rows = {row["submission"]: row for row in csv.DictReader(handle)}
@@ -582,8 +678,10 @@ def graded(tmp_path_factory):
     return run
 
 
-@pytest.mark.skipif(grade_sandbox.find_bwrap() is None,
-                    reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it")
+@pytest.mark.skipif(
+    grade_sandbox.find_bwrap() is None,
+    reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it",
+)
 @pytest.mark.parametrize("name", NAMES)
 def test_no_shortcut_scores_through_the_grader(graded, name):
     rows, files = graded(name)

@@ -4,6 +4,7 @@ Small cases are worked out by hand in the comments. Every learner is also compar
 exactly, with a plain-Python reference implementation that computes the score as the
 sequential sum that onlinelib._kernels defines.
 """
+
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
@@ -12,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from examples import state
-
 from onlinelib import Elimination, Perceptron, Winnow1, Winnow2, as_sparse_rows, run
 from onlinelib.linear import winnow1_default_threshold, winnow2_default_threshold
 
@@ -34,7 +34,7 @@ def assert_same_state(a, b):
 
 def seq_score(x, w, b):
     s = 0.0
-    for xk, wk in zip(x, w):
+    for xk, wk in zip(x, w, strict=True):
         s += float(xk) * float(wk)
     return s + b
 
@@ -43,11 +43,11 @@ def reference_perceptron(X, y, bias=False):
     w = [0.0] * len(X[0])
     b = 0.0
     preds, updates = [], 0
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         s = seq_score(x, w, b)
         preds.append(1 if s >= 0 else -1)
         if label * s <= 0:
-            w = [wk + label * float(xk) for wk, xk in zip(w, x)]
+            w = [wk + label * float(xk) for wk, xk in zip(w, x, strict=True)]
             if bias:
                 b += label
             updates += 1
@@ -58,7 +58,7 @@ def reference_winnow(X, y, theta, factor=None, positive_at_threshold=False):
     """Winnow1 (factor=None: double / zero) or Winnow2 (multiply / divide by factor)."""
     w = [1.0] * len(X[0])
     preds, up, down = [], 0, 0
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         s = seq_score(x, w, 0.0)
         positive = s >= theta if positive_at_threshold else s > theta
         p = 1 if positive else -1
@@ -310,8 +310,9 @@ def test_winnow2_hand_worked_positive_at_threshold(method):
     np.testing.assert_array_equal(w.weights, [1.0, 1.0, 2.0])
 
 
-@pytest.mark.parametrize("positive_at_threshold, expected_prediction, expected_weights",
-                         [(False, -1, [1.0, 1.0]), (True, 1, [1 / 3, 1 / 3])])
+@pytest.mark.parametrize(
+    "positive_at_threshold, expected_prediction, expected_weights", [(False, -1, [1.0, 1.0]), (True, 1, [1 / 3, 1 / 3])]
+)
 def test_winnow2_tie_on_a_negative_example(positive_at_threshold, expected_prediction, expected_weights):
     w = Winnow2(2, alpha=3, theta=2, positive_at_threshold=positive_at_threshold)
     trace = run(w, [[1, 1]], [-1], method="loop")
@@ -512,8 +513,13 @@ def test_winnow1_matches_reference(data, theta, method):
 
 
 @PROPERTY
-@given(boolean_stream(), st.sampled_from([1.5, 2.0, 3.0, 1.1]), st.sampled_from([1.0, 2.0, 3.0, 4.5]),
-       st.booleans(), st.sampled_from(METHODS))
+@given(
+    boolean_stream(),
+    st.sampled_from([1.5, 2.0, 3.0, 1.1]),
+    st.sampled_from([1.0, 2.0, 3.0, 4.5]),
+    st.booleans(),
+    st.sampled_from(METHODS),
+)
 def test_winnow2_matches_reference(data, alpha, theta, tie_positive, method):
     X, y = data
     w = Winnow2(X.shape[1], alpha=alpha, theta=theta, positive_at_threshold=tie_positive)
@@ -555,24 +561,45 @@ def test_predict_update_protocol_with_a_single_row():
 
 
 @pytest.mark.parametrize("cls", [Perceptron, Winnow1, Winnow2, Elimination])
-@pytest.mark.parametrize("n, error", [(0, ValueError), (-1, ValueError), (2.5, TypeError), ("3", TypeError),
-                                      (True, TypeError), (None, TypeError)])
+@pytest.mark.parametrize(
+    "n, error",
+    [(0, ValueError), (-1, ValueError), (2.5, TypeError), ("3", TypeError), (True, TypeError), (None, TypeError)],
+)
 def test_bad_n_features(cls, n, error):
     with pytest.raises(error, match=r"n_features must be an integer >= 1, got "):
         cls(n)
 
 
-@pytest.mark.parametrize("alpha, error", [(1.0, ValueError), (0.5, ValueError), (-2, ValueError),
-                                          (np.inf, ValueError), (np.nan, ValueError), ("2", TypeError),
-                                          (True, TypeError), (None, TypeError)])
+@pytest.mark.parametrize(
+    "alpha, error",
+    [
+        (1.0, ValueError),
+        (0.5, ValueError),
+        (-2, ValueError),
+        (np.inf, ValueError),
+        (np.nan, ValueError),
+        ("2", TypeError),
+        (True, TypeError),
+        (None, TypeError),
+    ],
+)
 def test_winnow2_bad_alpha(alpha, error):
     with pytest.raises(error, match="alpha"):
         Winnow2(4, alpha=alpha)
 
 
 @pytest.mark.parametrize("cls", [Winnow1, Winnow2])
-@pytest.mark.parametrize("theta, error", [(0, ValueError), (-1.0, ValueError), (np.inf, ValueError),
-                                          (np.nan, ValueError), ("1", TypeError), (False, TypeError)])
+@pytest.mark.parametrize(
+    "theta, error",
+    [
+        (0, ValueError),
+        (-1.0, ValueError),
+        (np.inf, ValueError),
+        (np.nan, ValueError),
+        ("1", TypeError),
+        (False, TypeError),
+    ],
+)
 def test_winnow_bad_theta(cls, theta, error):
     with pytest.raises(error, match="theta"):
         cls(4, theta=theta)

@@ -4,6 +4,7 @@ Exact values are worked out by hand; the property tests run each learner on arbi
 generated streams consistent with a target and check the theorem, and the steps of its
 proof (Lemmas 1-3 for Winnow1), on every run.
 """
+
 import math
 from fractions import Fraction
 
@@ -68,8 +69,9 @@ def test_winnow2_bound_values():
     assert winnow2_bound(4, 1, 2, 1) == 11.0  # 2*4 + 3*1
     assert winnow2_bound(10, 0, 1.5, 5) == 6.0  # 3 * 2
     assert math.isclose(winnow2_bound(9, 1, 3, 9), 13.5, rel_tol=REL)  # 1.5 + 4 * 3
-    assert math.isclose(winnow2_bound(100, 2, 1.1, 100), 11 + 2 * 2.1 * (1 + math.log(100) / math.log(1.1)),
-                        rel_tol=REL)
+    assert math.isclose(
+        winnow2_bound(100, 2, 1.1, 100), 11 + 2 * 2.1 * (1 + math.log(100) / math.log(1.1)), rel_tol=REL
+    )
 
 
 def test_winnow2_bound_below_one():
@@ -87,15 +89,17 @@ def test_winnow2_bound_below_one():
 
 def test_winnow2_margin_bound_values():
     # A = alpha N / ((alpha - 1) theta), c = 1 - alpha (1 - delta), P = (|u|_1 log_alpha(alpha theta) + (1 - delta) A) / c
-    a, c = 1.5 * 4 / (0.5 * 4), 1 - 1.5 * 0.5          # 3 and 1/4
+    a, c = 1.5 * 4 / (0.5 * 4), 1 - 1.5 * 0.5  # 3 and 1/4
     most = (math.log(6) / math.log(1.5) + 0.5 * a) / c
     assert math.isclose(winnow2_margin_bound(4, 1, 0.5, 1.5, 4, promotions=True), most, rel_tol=REL)
     assert math.isclose(winnow2_margin_bound(4, 1, 0.5, 1.5, 4), a + 2.5 * most, rel_tol=REL)
     # a disjunction (u = indicator of k variables, delta = 1) gives Littlestone's bound
     for n, k, alpha, theta in ((16, 2, 2.0, 16.0), (100, 3, 1.1, 7.0), (9, 1, 3.0, 9.0), (5, 2, 2.0, 0.5)):
-        assert math.isclose(winnow2_margin_bound(n, k, 1.0, alpha, theta),
-                            alpha / (alpha - 1) * n / theta + k * (alpha + 1) * (1 + math.log(theta) / math.log(alpha)),
-                            rel_tol=REL)
+        assert math.isclose(
+            winnow2_margin_bound(n, k, 1.0, alpha, theta),
+            alpha / (alpha - 1) * n / theta + k * (alpha + 1) * (1 + math.log(theta) / math.log(alpha)),
+            rel_tol=REL,
+        )
     # the bound grows as the margin shrinks
     values = [winnow2_margin_bound(64, 2, d, 1 + d / 2, 64) for d in (1.0, 0.5, 0.25, 0.1)]
     assert values == sorted(values)
@@ -132,50 +136,53 @@ def test_winnow1_adversary_meets_lemma_3_and_stays_below_the_bound():
 # -- bad arguments ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: perceptron_bound(0, 0.5), ValueError, "radius"),
-    (lambda: perceptron_bound(-1, 0.5), ValueError, "radius"),
-    (lambda: perceptron_bound(np.inf, 0.5), ValueError, "radius"),
-    (lambda: perceptron_bound("1", 0.5), TypeError, "radius"),
-    (lambda: perceptron_bound(1, 0), ValueError, "margin"),
-    (lambda: perceptron_bound(1, np.nan), ValueError, "margin"),
-    (lambda: perceptron_bound(1, True), TypeError, "margin"),
-    (lambda: perceptron_bound(1, 0.5, 0), ValueError, "u_norm"),
-    (lambda: perceptron_bound(1, 0.5, None), TypeError, "u_norm"),
-    (lambda: winnow1_bound(0, 1), ValueError, "n_features"),
-    (lambda: winnow1_bound(4.0, 1), TypeError, "n_features"),
-    (lambda: winnow1_bound(True, 1), TypeError, "n_features"),
-    (lambda: winnow1_bound(4, -1), ValueError, "n_relevant"),
-    (lambda: winnow1_bound(4, 1.5), TypeError, "n_relevant"),
-    (lambda: winnow1_bound(4, 1, theta=0), ValueError, "theta"),
-    (lambda: winnow1_bound(4, 1, theta=-3.0), ValueError, "theta"),
-    (lambda: winnow1_bound(4, 1, theta="2"), TypeError, "theta"),
-    (lambda: winnow2_bound(4, 1, 1.0, 4), ValueError, "alpha"),
-    (lambda: winnow2_bound(4, 1, 0.5, 4), ValueError, "alpha"),
-    (lambda: winnow2_bound(4, 1, np.inf, 4), ValueError, "alpha"),
-    (lambda: winnow2_bound(4, 1, "2", 4), TypeError, "alpha"),
-    (lambda: winnow2_bound(4, 1, 2.0, 0.4), ValueError, "theta must be at least 1 / alpha"),
-    (lambda: winnow2_bound(4, 1, 2.0, 0), ValueError, "theta"),
-    (lambda: winnow2_bound(4, 1, 2.0, None), TypeError, "theta"),
-    (lambda: winnow2_bound(0, 1, 2.0, 4), ValueError, "n_features"),
-    (lambda: winnow2_bound(4, -2, 2.0, 4), ValueError, "n_relevant"),
-    (lambda: winnow2_margin_bound(4, 1, 0.5, 2.0, 4), ValueError, "alpha must be below 1 / \\(1 - delta\\) = 2"),
-    (lambda: winnow2_margin_bound(4, 1, 0.5, 1.0, 4), ValueError, "alpha"),
-    (lambda: winnow2_margin_bound(4, 1, 0.0, 1.5, 4), ValueError, "delta"),
-    (lambda: winnow2_margin_bound(4, 1, 1.5, 1.5, 4), ValueError, "delta must be a margin in \\(0, 1\\]"),
-    (lambda: winnow2_margin_bound(4, 1, np.nan, 1.5, 4), ValueError, "delta"),
-    (lambda: winnow2_margin_bound(4, 0, 0.5, 1.5, 4), ValueError, "u_l1"),
-    (lambda: winnow2_margin_bound(4, "1", 0.5, 1.5, 4), TypeError, "u_l1"),
-    (lambda: winnow2_margin_bound(4, 1, 0.5, 1.5, 0.5), ValueError, "theta must be at least 1 / alpha"),
-    (lambda: winnow2_margin_bound(0, 1, 0.5, 1.5, 4), ValueError, "n_features"),
-    (lambda: notes_winnow_bound(0, 1), ValueError, "n_features"),
-    (lambda: notes_winnow_bound(4, -1), ValueError, "n_relevant"),
-    (lambda: notes_winnow_bound(4, 1.0), TypeError, "n_relevant"),
-    (lambda: elimination_bound(3, 4), ValueError, "n_literals must be at most n_features"),
-    (lambda: elimination_bound(3, -1), ValueError, "n_literals"),
-    (lambda: elimination_bound(0, 0), ValueError, "n_features"),
-    (lambda: elimination_bound("3", 1), TypeError, "n_features"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: perceptron_bound(0, 0.5), ValueError, "radius"),
+        (lambda: perceptron_bound(-1, 0.5), ValueError, "radius"),
+        (lambda: perceptron_bound(np.inf, 0.5), ValueError, "radius"),
+        (lambda: perceptron_bound("1", 0.5), TypeError, "radius"),
+        (lambda: perceptron_bound(1, 0), ValueError, "margin"),
+        (lambda: perceptron_bound(1, np.nan), ValueError, "margin"),
+        (lambda: perceptron_bound(1, True), TypeError, "margin"),
+        (lambda: perceptron_bound(1, 0.5, 0), ValueError, "u_norm"),
+        (lambda: perceptron_bound(1, 0.5, None), TypeError, "u_norm"),
+        (lambda: winnow1_bound(0, 1), ValueError, "n_features"),
+        (lambda: winnow1_bound(4.0, 1), TypeError, "n_features"),
+        (lambda: winnow1_bound(True, 1), TypeError, "n_features"),
+        (lambda: winnow1_bound(4, -1), ValueError, "n_relevant"),
+        (lambda: winnow1_bound(4, 1.5), TypeError, "n_relevant"),
+        (lambda: winnow1_bound(4, 1, theta=0), ValueError, "theta"),
+        (lambda: winnow1_bound(4, 1, theta=-3.0), ValueError, "theta"),
+        (lambda: winnow1_bound(4, 1, theta="2"), TypeError, "theta"),
+        (lambda: winnow2_bound(4, 1, 1.0, 4), ValueError, "alpha"),
+        (lambda: winnow2_bound(4, 1, 0.5, 4), ValueError, "alpha"),
+        (lambda: winnow2_bound(4, 1, np.inf, 4), ValueError, "alpha"),
+        (lambda: winnow2_bound(4, 1, "2", 4), TypeError, "alpha"),
+        (lambda: winnow2_bound(4, 1, 2.0, 0.4), ValueError, "theta must be at least 1 / alpha"),
+        (lambda: winnow2_bound(4, 1, 2.0, 0), ValueError, "theta"),
+        (lambda: winnow2_bound(4, 1, 2.0, None), TypeError, "theta"),
+        (lambda: winnow2_bound(0, 1, 2.0, 4), ValueError, "n_features"),
+        (lambda: winnow2_bound(4, -2, 2.0, 4), ValueError, "n_relevant"),
+        (lambda: winnow2_margin_bound(4, 1, 0.5, 2.0, 4), ValueError, "alpha must be below 1 / \\(1 - delta\\) = 2"),
+        (lambda: winnow2_margin_bound(4, 1, 0.5, 1.0, 4), ValueError, "alpha"),
+        (lambda: winnow2_margin_bound(4, 1, 0.0, 1.5, 4), ValueError, "delta"),
+        (lambda: winnow2_margin_bound(4, 1, 1.5, 1.5, 4), ValueError, "delta must be a margin in \\(0, 1\\]"),
+        (lambda: winnow2_margin_bound(4, 1, np.nan, 1.5, 4), ValueError, "delta"),
+        (lambda: winnow2_margin_bound(4, 0, 0.5, 1.5, 4), ValueError, "u_l1"),
+        (lambda: winnow2_margin_bound(4, "1", 0.5, 1.5, 4), TypeError, "u_l1"),
+        (lambda: winnow2_margin_bound(4, 1, 0.5, 1.5, 0.5), ValueError, "theta must be at least 1 / alpha"),
+        (lambda: winnow2_margin_bound(0, 1, 0.5, 1.5, 4), ValueError, "n_features"),
+        (lambda: notes_winnow_bound(0, 1), ValueError, "n_features"),
+        (lambda: notes_winnow_bound(4, -1), ValueError, "n_relevant"),
+        (lambda: notes_winnow_bound(4, 1.0), TypeError, "n_relevant"),
+        (lambda: elimination_bound(3, 4), ValueError, "n_literals must be at most n_features"),
+        (lambda: elimination_bound(3, -1), ValueError, "n_literals"),
+        (lambda: elimination_bound(0, 0), ValueError, "n_features"),
+        (lambda: elimination_bound("3", 1), TypeError, "n_features"),
+    ],
+)
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
@@ -253,8 +260,12 @@ def test_winnow1_default_theta_bound(data, method):
 
 
 @PROPERTY
-@given(disjunction_data(), st.floats(1.0, 4.0, exclude_min=True) | st.sampled_from([1.1, 1.5, 2.0, 3.0, 4.0]),
-       st.one_of(st.none(), st.floats(1.0, 40.0), st.sampled_from([1.0, 2.0, 4.0, 8.0])), st.booleans())
+@given(
+    disjunction_data(),
+    st.floats(1.0, 4.0, exclude_min=True) | st.sampled_from([1.1, 1.5, 2.0, 3.0, 4.0]),
+    st.one_of(st.none(), st.floats(1.0, 40.0), st.sampled_from([1.0, 2.0, 4.0, 8.0])),
+    st.booleans(),
+)
 def test_winnow2_bound(data, alpha, theta, tie_positive):
     n, k, relevant, X, y = data
     w = Winnow2(n, alpha=alpha, theta=theta, positive_at_threshold=tie_positive)

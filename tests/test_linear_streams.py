@@ -1,4 +1,5 @@
 """Tests for the linear-threshold streams of onlinelib.streams (chapters 2-4)."""
+
 import math
 from fractions import Fraction
 
@@ -54,7 +55,7 @@ def test_separable_stream_is_reproducible_and_seed_dependent():
     a = separable_stream(5, 100, 0.2, np.random.default_rng(42))
     b = separable_stream(5, 100, 0.2, np.random.default_rng(42))
     c = separable_stream(5, 100, 0.2, np.random.default_rng(43))
-    for u, v in zip(a, b):
+    for u, v in zip(a, b, strict=True):
         np.testing.assert_array_equal(u, v)
     assert not np.array_equal(a[0], c[0])
 
@@ -79,10 +80,21 @@ def test_perceptron_within_novikoff_on_separable_stream():
 # -- perceptron_lower_bound_stream -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("margin, radius, d", [
-    (0.5, 1.0, 4), (1.0, 1.0, 1), (0.3, 1.0, 11), (0.25, 1.0, 16), (0.1, 1.0, 100),
-    (1.0, 3.0, 9), (0.7, 2.0, 8), (2.0, 5.0, 6), (1 / 3, 1.0, 9), (0.2, 1.0, 25),
-])
+@pytest.mark.parametrize(
+    "margin, radius, d",
+    [
+        (0.5, 1.0, 4),
+        (1.0, 1.0, 1),
+        (0.3, 1.0, 11),
+        (0.25, 1.0, 16),
+        (0.1, 1.0, 100),
+        (1.0, 3.0, 9),
+        (0.7, 2.0, 8),
+        (2.0, 5.0, 6),
+        (1 / 3, 1.0, 9),
+        (0.2, 1.0, 25),
+    ],
+)
 def test_perceptron_lower_bound_stream_updates_exactly_floor(margin, radius, d):
     # d = floor(R^2/gamma^2) for the decimal values meant (the float 0.1 is a bit above 1/10, and
     # floor(1 / 0.1**2) is 99 in floating point; the generator allows for that and gives 100)
@@ -124,8 +136,17 @@ def test_perceptron_lower_bound_stream_never_exceeds_its_margin_contract():
 # -- disjunction_stream ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"density": 0.2}, {"active": 3}, {"sparse": True},
-                                    {"active": 5, "sparse": True}, {"density": 0.05, "sparse": True}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"density": 0.2},
+        {"active": 3},
+        {"sparse": True},
+        {"active": 5, "sparse": True},
+        {"density": 0.05, "sparse": True},
+    ],
+)
 def test_disjunction_stream_labels_are_the_or(kwargs):
     n, k, T = 40, 4, 500
     X, y, relevant = disjunction_stream(n, k, T, np.random.default_rng(9), **kwargs)
@@ -155,7 +176,7 @@ def test_disjunction_stream_active_large_n_path():
     # n > 4096 takes the per-row rng.choice path
     X, y, relevant = disjunction_stream(5000, 3, 50, np.random.default_rng(0), active=7, sparse=True)
     np.testing.assert_array_equal(np.diff(X.indptr), 7)
-    assert all(len(set(X.indices[X.indptr[i]:X.indptr[i + 1]].tolist())) == 7 for i in range(50))
+    assert all(len(set(X.indices[X.indptr[i] : X.indptr[i + 1]].tolist())) == 7 for i in range(50))
     np.testing.assert_array_equal(y, np.where(X[:, relevant].toarray().any(axis=1), 1, -1))
 
 
@@ -178,7 +199,7 @@ def test_disjunction_stream_reproducible():
     a = disjunction_stream(20, 2, 100, np.random.default_rng(5), active=3)
     b = disjunction_stream(20, 2, 100, np.random.default_rng(5), active=3)
     c = disjunction_stream(20, 2, 100, np.random.default_rng(6), active=3)
-    for u, v in zip(a, b):
+    for u, v in zip(a, b, strict=True):
         np.testing.assert_array_equal(u, v)
     assert not np.array_equal(a[0], c[0])
 
@@ -240,47 +261,50 @@ def test_winnow1_promotion_adversary_needs_theta_at_least_one():
 RNG = np.random.default_rng(0)
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda: separable_stream(3, 10, 1.0, RNG), ValueError, "margin must be smaller than radius"),
-    (lambda: separable_stream(3, 10, 2.0, RNG, radius=1.5), ValueError, "margin"),
-    (lambda: separable_stream(3, 10, 0.0, RNG), ValueError, "margin"),
-    (lambda: separable_stream(3, 10, -0.1, RNG), ValueError, "margin"),
-    (lambda: separable_stream(3, 10, np.nan, RNG), ValueError, "margin"),
-    (lambda: separable_stream(3, 10, "0.1", RNG), TypeError, "margin"),
-    (lambda: separable_stream(3, 10, 0.1, RNG, radius=0), ValueError, "radius"),
-    (lambda: separable_stream(3, 10, 0.1, RNG, radius=np.inf), ValueError, "radius"),
-    (lambda: separable_stream(0, 10, 0.1, RNG), ValueError, "n_features"),
-    (lambda: separable_stream(2.0, 10, 0.1, RNG), TypeError, "n_features must be an integer >= 1, got 2.0"),
-    (lambda: separable_stream(3, 0, 0.1, RNG), ValueError, "length"),
-    (lambda: separable_stream(3, True, 0.1, RNG), TypeError, "length must be an integer >= 1, got True"),
-    (lambda: separable_stream(3, 10, 0.1, 0), TypeError, "rng"),
-    (lambda: separable_stream(3, 10, 0.1, np.random.RandomState(0)), TypeError, "rng"),
-    (lambda: perceptron_lower_bound_stream(1.5, 1.0), ValueError, "margin must be at most radius"),
-    (lambda: perceptron_lower_bound_stream(0.0), ValueError, "margin"),
-    (lambda: perceptron_lower_bound_stream(0.5, -1.0), ValueError, "radius"),
-    (lambda: perceptron_lower_bound_stream(None), TypeError, "margin"),
-    (lambda: disjunction_stream(5, 6, 10, RNG), ValueError, "n_relevant must be at most n_features"),
-    (lambda: disjunction_stream(5, 0, 10, RNG), ValueError, "n_relevant"),
-    (lambda: disjunction_stream(0, 1, 10, RNG), ValueError, "n_features"),
-    (lambda: disjunction_stream(5, 2, 0, RNG), ValueError, "length"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, active=6), ValueError, "active must be at most n_features"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, active=0), ValueError, "active"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, active=2.0), TypeError, "active"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, active=2, density=0.5), ValueError, "density and active"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, density=0.0), ValueError, "density"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, density=1.0), ValueError, "density"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, density=-0.5), ValueError, "density"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, density=1.5), ValueError, "density"),
-    (lambda: disjunction_stream(5, 2, 10, RNG, density=np.nan), ValueError, "density"),
-    (lambda: disjunction_stream(5, 2, 10, 123), TypeError, "rng"),
-    (lambda: disjunction_stream(5, 2, 10, None), TypeError, "rng"),
-    (lambda: winnow1_promotion_adversary(4, 5), ValueError, "n_relevant must be at most n_features"),
-    (lambda: winnow1_promotion_adversary(0, 1), ValueError, "n_features"),
-    (lambda: winnow1_promotion_adversary(4, 0), ValueError, "n_relevant"),
-    (lambda: winnow1_promotion_adversary(4, 1, theta=0), ValueError, "theta"),
-    (lambda: winnow1_promotion_adversary(4, 1, theta=-2.0), ValueError, "theta"),
-    (lambda: winnow1_promotion_adversary(4, 1, theta="2"), TypeError, "theta"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: separable_stream(3, 10, 1.0, RNG), ValueError, "margin must be smaller than radius"),
+        (lambda: separable_stream(3, 10, 2.0, RNG, radius=1.5), ValueError, "margin"),
+        (lambda: separable_stream(3, 10, 0.0, RNG), ValueError, "margin"),
+        (lambda: separable_stream(3, 10, -0.1, RNG), ValueError, "margin"),
+        (lambda: separable_stream(3, 10, np.nan, RNG), ValueError, "margin"),
+        (lambda: separable_stream(3, 10, "0.1", RNG), TypeError, "margin"),
+        (lambda: separable_stream(3, 10, 0.1, RNG, radius=0), ValueError, "radius"),
+        (lambda: separable_stream(3, 10, 0.1, RNG, radius=np.inf), ValueError, "radius"),
+        (lambda: separable_stream(0, 10, 0.1, RNG), ValueError, "n_features"),
+        (lambda: separable_stream(2.0, 10, 0.1, RNG), TypeError, "n_features must be an integer >= 1, got 2.0"),
+        (lambda: separable_stream(3, 0, 0.1, RNG), ValueError, "length"),
+        (lambda: separable_stream(3, True, 0.1, RNG), TypeError, "length must be an integer >= 1, got True"),
+        (lambda: separable_stream(3, 10, 0.1, 0), TypeError, "rng"),
+        (lambda: separable_stream(3, 10, 0.1, np.random.RandomState(0)), TypeError, "rng"),
+        (lambda: perceptron_lower_bound_stream(1.5, 1.0), ValueError, "margin must be at most radius"),
+        (lambda: perceptron_lower_bound_stream(0.0), ValueError, "margin"),
+        (lambda: perceptron_lower_bound_stream(0.5, -1.0), ValueError, "radius"),
+        (lambda: perceptron_lower_bound_stream(None), TypeError, "margin"),
+        (lambda: disjunction_stream(5, 6, 10, RNG), ValueError, "n_relevant must be at most n_features"),
+        (lambda: disjunction_stream(5, 0, 10, RNG), ValueError, "n_relevant"),
+        (lambda: disjunction_stream(0, 1, 10, RNG), ValueError, "n_features"),
+        (lambda: disjunction_stream(5, 2, 0, RNG), ValueError, "length"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, active=6), ValueError, "active must be at most n_features"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, active=0), ValueError, "active"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, active=2.0), TypeError, "active"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, active=2, density=0.5), ValueError, "density and active"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, density=0.0), ValueError, "density"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, density=1.0), ValueError, "density"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, density=-0.5), ValueError, "density"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, density=1.5), ValueError, "density"),
+        (lambda: disjunction_stream(5, 2, 10, RNG, density=np.nan), ValueError, "density"),
+        (lambda: disjunction_stream(5, 2, 10, 123), TypeError, "rng"),
+        (lambda: disjunction_stream(5, 2, 10, None), TypeError, "rng"),
+        (lambda: winnow1_promotion_adversary(4, 5), ValueError, "n_relevant must be at most n_features"),
+        (lambda: winnow1_promotion_adversary(0, 1), ValueError, "n_features"),
+        (lambda: winnow1_promotion_adversary(4, 0), ValueError, "n_relevant"),
+        (lambda: winnow1_promotion_adversary(4, 1, theta=0), ValueError, "theta"),
+        (lambda: winnow1_promotion_adversary(4, 1, theta=-2.0), ValueError, "theta"),
+        (lambda: winnow1_promotion_adversary(4, 1, theta="2"), TypeError, "theta"),
+    ],
+)
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()

@@ -1,11 +1,20 @@
-"""The README's `make book`, as a newcomer found it (issue 17): a library change must reach the pages.
+"""The README's `make book` and `make test`, as newcomers found them.
 
-Sphinx re-reads only the pages whose source changed, so before the fix a second `make book`
-after a change in onlinelib/ executed nothing, said "build succeeded" and kept the old outputs.
-Here a one-page book, with the repository's Makefile and a stand-in onlinelib/, is built three
-times: the page prints a number that lives in the library.
+Issue 17: a library change must reach the pages. Sphinx re-reads only the pages whose source
+changed, so before the fix a second `make book` after a change in onlinelib/ executed nothing,
+said "build succeeded" and kept the old outputs. Here a one-page book, with the repository's
+Makefile and a stand-in onlinelib/, is built three times: the page prints a number that lives in
+the library.
+
+Issue 25: the wrong Python stops make at once with one line that says what to do, a venv made by
+another Python is made again (not kept failing), the install says what it does before its quiet
+minutes, and the build's output keeps its progress, warnings and errors but not the two parser
+configurations myst and myst-nb print. The interpreters here are stand-ins: the real one, told to
+report another version, whose `-m venv` makes a venv that only logs what pip is asked.
 """
+
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,10 +22,13 @@ import time
 from pathlib import Path
 
 import pytest
+
 from examples import MYST_HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = MYST_HEADER + """
+PAGE = (
+    MYST_HEADER
+    + """
 # A page whose output comes from the library
 
 ```{code-cell} ipython3
@@ -24,12 +36,47 @@ import runpy
 print("value is", runpy.run_path("../onlinelib/value.py")["VALUE"])
 ```
 """
+)
+
+
+needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def _make(repo: Path, goal: str, **variables) -> subprocess.CompletedProcess:
+    """`make goal NAME=value ...` in ``repo``, as from a shell: not as a sub-make of the `make test` running
+    this (whose variables, VENV=... in CI, would pass down in MAKEFLAGS)."""
+    command = ["make", goal, *(f"{name}={value}" for name, value in variables.items())]
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
 def _make_book(book: Path, venv: Path) -> subprocess.CompletedProcess:
-    done = subprocess.run(["make", "book", f"VENV={venv}"], cwd=book, capture_output=True, text=True, timeout=300)
+    done = _make(book, "book", VENV=venv, PYTHON=sys.executable)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
+
+
+def _one_page_book(folder: Path, page: str) -> tuple[Path, Path]:
+    """A repository with the real Makefile and one page, and a venv of this test's own tools, installed."""
+    book = folder / "book"
+    (book / "book").mkdir(parents=True)
+    (book / "onlinelib").mkdir()
+    (book / "_ext").mkdir()
+    shutil.copy(ROOT / "Makefile", book / "Makefile")
+    for name in ("requirements.txt", "pyproject.toml"):
+        (book / name).write_text("")
+    (book / "_config.yml").write_text(
+        "title: Stale test\nexecute:\n  execute_notebooks: force\n"
+        "only_build_toc_files: true\nexclude_patterns: [_build, venv]\n"
+    )
+    (book / "_toc.yml").write_text("format: jb-book\nroot: book/page\n")
+    (book / "book" / "page.md").write_text(page)
+    venv = folder / "venv"
+    (venv / "bin").mkdir(parents=True)
+    for tool in ("python", "jupyter-book", "pytest"):
+        (venv / "bin" / tool).symlink_to(Path(sys.executable).with_name(tool))
+    (venv / ".installed").touch()
+    return book, venv
 
 
 def _page(book: Path) -> str:
@@ -42,27 +89,11 @@ def _later(path: Path, seconds: float):
     os.utime(path, (t, t))
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@needs_make
 def test_make_book_reruns_every_chapter_after_a_library_change(tmp_path):
-    book = tmp_path / "book"
-    (book / "book").mkdir(parents=True)
-    (book / "onlinelib").mkdir()
-    (book / "_ext").mkdir()
-    shutil.copy(ROOT / "Makefile", book / "Makefile")
-    for name in ("requirements.txt", "pyproject.toml"):
-        (book / name).write_text("")
-    (book / "_config.yml").write_text("title: Stale test\nexecute:\n  execute_notebooks: force\n"
-                                      "only_build_toc_files: true\nexclude_patterns: [_build, venv]\n")
-    (book / "_toc.yml").write_text("format: jb-book\nroot: book/page\n")
-    (book / "book" / "page.md").write_text(PAGE)
+    book, venv = _one_page_book(tmp_path, PAGE)
     (book / "onlinelib" / "value.py").write_text("VALUE = 1111\n")
     (book / "onlinelib" / "__pycache__").mkdir()  # as the first build's imports leave it
-    # The Makefile's venv: this test's own environment, already installed.
-    venv = tmp_path / "venv"
-    (venv / "bin").mkdir(parents=True)
-    for tool in ("python", "jupyter-book", "pytest"):
-        (venv / "bin" / tool).symlink_to(Path(sys.executable).with_name(tool))
-    (venv / ".installed").touch()
 
     _make_book(book, venv)
     assert "value is 1111" in _page(book)
@@ -81,3 +112,145 @@ def test_make_book_reruns_every_chapter_after_a_library_change(tmp_path):
     changed = _make_book(book, venv)
     assert "value is 2222" in _page(book) and "value is 1111" not in _page(book)
     assert "onlinelib, _ext or the requirements changed since the last build" in changed.stdout
+
+
+@needs_make
+def test_make_book_drops_the_parser_configurations_and_keeps_progress_and_warnings(tmp_path):
+    book, venv = _one_page_book(tmp_path, MYST_HEADER + "\n# A page\n\nSee {ref}`no-such-label`.\n")
+    done = _make_book(book, venv)
+    assert "MdParserConfig(" not in done.stdout + done.stderr and "NbParserConfig(" not in done.stdout + done.stderr
+    assert "reading sources" in done.stdout and "build succeeded, 1 warning" in done.stdout
+    assert "WARNING: undefined label: 'no-such-label'" in done.stderr
+    # the control: jupyter-book itself prints both configurations, on every build
+    raw = subprocess.run(
+        [str(venv / "bin" / "jupyter-book"), "build", "."],
+        cwd=book,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert "MdParserConfig(" in raw.stdout and "NbParserConfig(" in raw.stdout, raw.stdout[-3000:]
+
+
+# -- the interpreter ------------------------------------------------------------------------------------
+
+STAND_IN = """#!/bin/sh
+# A stand-in for Python {version}: the real interpreter, whose sitecustomize reports {version}.
+# `-m venv DIR` makes a stand-in venv: its python is this script, its pip logs its arguments.
+if [ "$1" = -m ] && [ "$2" = venv ]; then
+  mkdir -p "$3/bin" && echo "version = {version}" > "$3/pyvenv.cfg" && cp "$0" "$3/bin/python" || exit 1
+  printf '#!/bin/sh\\necho "$*" >> "%s/pip.log"\\n' "$3" > "$3/bin/pip" && chmod +x "$3/bin/pip"
+  exit
+fi
+PYTHONPATH={site} exec {real} "$@"
+"""
+
+
+def _stand_in(folder: Path, version: str) -> Path:
+    """An interpreter that says it is Python ``version`` (sys.version, sys.version_info) at its own path."""
+    folder.mkdir(parents=True)
+    path = folder / "python"
+    numbers = tuple(int(n) for n in version.split("."))
+    (folder / "sitecustomize.py").write_text(
+        f"import sys\nsys.version_info = {numbers + ('final', 0)!r}\nsys.version = {version + ' (stand-in)'!r}\n"
+        f"sys.executable = {str(path)!r}\n"
+    )
+    path.write_text(STAND_IN.format(version=version, site=folder, real=sys.executable))
+    path.chmod(0o755)
+    return path
+
+
+def _minor(python: Path) -> str:
+    return subprocess.run(
+        [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def _repository(folder: Path) -> Path:
+    repo = folder / "repo"
+    repo.mkdir()
+    shutil.copy(ROOT / "Makefile", repo / "Makefile")
+    (repo / "requirements.txt").write_text("# pinned\n-e .\nnumpy==2.4.6\n    # via onlinelib-book\nscipy==1.17.1\n")
+    (repo / "binder").mkdir()
+    for name in ("pyproject.toml", "requirements.in", "binder/requirements.in"):
+        (repo / name).write_text("")
+    return repo
+
+
+def test_the_stand_ins_report_their_version(tmp_path):
+    assert _minor(_stand_in(tmp_path / "a", "3.10.12")) == "3.10"
+    assert _minor(_stand_in(tmp_path / "b", "3.12.1")) == "3.12"
+
+
+@needs_make
+@pytest.mark.parametrize("goal", ["book", "test", "requirements"])
+def test_an_old_python_stops_make_at_once_with_one_line(tmp_path, goal):
+    repo, venv = _repository(tmp_path), tmp_path / "venv"
+    old = _stand_in(tmp_path / "python3.10", "3.10.12")
+    done = _make(repo, goal, PYTHON=old, VENV=venv)
+    assert done.returncode != 0 and done.stdout == "", done.stdout
+    ours = [line for line in done.stderr.splitlines() if not line.startswith("make: ***")]
+    assert ours == [f"this book needs Python >= 3.11; found 3.10.12 at {old}; run e.g. `make {goal} PYTHON=python3.11`"]
+    assert not venv.exists() and not (repo / "_build").exists()
+
+
+@needs_make
+def test_a_missing_python_is_named(tmp_path):
+    repo = _repository(tmp_path)
+    done = _make(repo, "book", PYTHON=tmp_path / "python3.11", VENV=tmp_path / "venv")
+    assert done.returncode != 0
+    assert (
+        f"this book needs Python >= 3.11; found no {tmp_path / 'python3.11'} command; "
+        "run e.g. `make book PYTHON=python3.11`"
+    ) in done.stderr.splitlines()
+
+
+@needs_make
+@pytest.mark.parametrize("made_by, finished", [("3.10.12", False), ("3.12.1", True), ("broken", False)])
+def test_a_venv_of_another_python_is_made_again(tmp_path, made_by, finished):
+    """A 3.10 venv from an attempt that failed in pip, a finished 3.12 one, and one whose Python is gone."""
+    repo, venv = _repository(tmp_path), tmp_path / "venv"
+    if made_by == "broken":
+        subprocess.run([str(_stand_in(tmp_path / "gone", "3.11.1")), "-m", "venv", str(venv)], check=True)
+        (venv / "bin" / "python").write_text("#!/bin/sh\nexit 127\n")
+        what = "a Python that no longer runs"
+    else:
+        subprocess.run([str(_stand_in(tmp_path / "other", made_by)), "-m", "venv", str(venv)], check=True)
+        what = "Python " + ".".join(made_by.split(".")[:2])
+    if finished:
+        (venv / ".installed").touch()
+    python = _stand_in(tmp_path / "python3.11", "3.11.7")
+    target = f"{venv}/.installed"
+
+    done = _make(repo, target, PYTHON=python, VENV=venv)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        f"{venv} has {what}, not 3.11 ({python}): making it again",
+        f"installing 3 packages into {venv} (about 2 minutes the first time)",
+    ]
+    assert _minor(venv / "bin" / "python") == "3.11" and (venv / ".installed").exists()
+    log = (venv / "pip.log").read_text().splitlines()
+    assert [re.sub(r"pip==\S+", "pip==X", line) for line in log] == [
+        "install --quiet --disable-pip-version-check pip==X",
+        "install --quiet --disable-pip-version-check -r requirements.txt",
+    ]
+    # made once: the next run keeps it
+    again = _make(repo, target, PYTHON=python, VENV=venv)
+    assert again.returncode == 0 and "making it again" not in again.stdout and "installing" not in again.stdout
+    assert (venv / "pip.log").read_text().splitlines() == log
+
+
+@needs_make
+def test_a_folder_that_is_not_a_venv_is_never_removed(tmp_path):
+    repo, venv = _repository(tmp_path), tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    shutil.copy(_stand_in(tmp_path / "other", "3.10.12"), venv / "bin" / "python")
+    (venv / "notes.txt").write_text("mine")
+    done = _make(repo, "book", PYTHON=_stand_in(tmp_path / "python3.11", "3.11.7"), VENV=venv)
+    assert done.returncode != 0
+    assert f"{venv} is not a virtual environment: remove it, or pass VENV=..." in done.stderr.splitlines()
+    assert (venv / "notes.txt").read_text() == "mine"

@@ -22,6 +22,7 @@ loads it), and
 
 Run ``pytest tests/test_mutants.py -s -k table`` to print every table.
 """
+
 from __future__ import annotations
 
 import functools
@@ -259,7 +260,7 @@ class Winnow1Loops:
         return np.array(self.w)
 
     def predict(self, x):
-        return 1 if sum(w for w, b in zip(self.w, x) if b) > self.theta else -1
+        return 1 if sum(w for w, b in zip(self.w, x, strict=True) if b) > self.theta else -1
 
     def update(self, x, y):
         guess = self.predict(x)
@@ -1046,13 +1047,22 @@ MUTANTS = {
 DO_NOTHING = {
     "halving": {"always -1, never updates": HalvingDoNothing},
     "winnow1": {"always -1, never updates": Winnow1DoNothing},
-    "rwma": {"zeros": rwma_do_nothing, "one half": lambda P, y, eta: np.full(len(y), 0.5),
-             "the outcomes": lambda P, y, eta: np.asarray(y, dtype=float)},
+    "rwma": {
+        "zeros": rwma_do_nothing,
+        "one half": lambda P, y, eta: np.full(len(y), 0.5),
+        "the outcomes": lambda P, y, eta: np.asarray(y, dtype=float),
+    },
     "kernel_perceptron": {"always -1, never updates": KernelDoNothing},
-    "drift_chain": {"the input": drift_do_nothing, "zeros": lambda p: [Fraction(0)] * (len(p) + 1),
-                    "E[M | d] = d": lambda p: [Fraction(d) for d in range(len(p) + 1)]},
-    "normalized_step": {"the input W": step_do_nothing, "zeros": lambda W, S, label, eta: np.zeros(len(W)),
-                        "S": lambda W, S, label, eta: S},
+    "drift_chain": {
+        "the input": drift_do_nothing,
+        "zeros": lambda p: [Fraction(0)] * (len(p) + 1),
+        "E[M | d] = d": lambda p: [Fraction(d) for d in range(len(p) + 1)],
+    },
+    "normalized_step": {
+        "the input W": step_do_nothing,
+        "zeros": lambda W, S, label, eta: np.zeros(len(W)),
+        "S": lambda W, S, label, eta: S,
+    },
 }
 
 # Variants that look wrong but meet the specification exactly: no hidden test may fail them.
@@ -1135,8 +1145,12 @@ def test_table():
     """Print every table (shown with -s); fails only if a hidden file cannot grade a candidate."""
     out = []
     for name in NAMES:
-        entries = {**HONEST[name], **MUTANTS[name], **{f"does nothing: {k}": v for k, v in DO_NOTHING[name].items()},
-                   **EQUIVALENT.get(name, {})}
+        entries = {
+            **HONEST[name],
+            **MUTANTS[name],
+            **{f"does nothing: {k}": v for k, v in DO_NOTHING[name].items()},
+            **EQUIVALENT.get(name, {}),
+        }
         out.append(render(name, *table(name, entries)))
     print("\n\n" + "\n\n".join(out))
 
@@ -1156,11 +1170,11 @@ def test_the_kernel_stream_where_floats_round_really_rounds():
     assert np.array_equal(stream.X, X) and np.array_equal(stream.y, y)
     kernel = ol.monotone_monomials()
     learner = Kernel(70, kernel)
-    for x, label in zip(X[:-1], y[:-1]):
+    for x, label in zip(X[:-1], y[:-1], strict=True):
         learner.update(x, int(label))
     assert learner.n_updates == 4  # every one of the first four rounds is a mistake
     terms = learner.terms(X[-1])
-    assert terms == [-2**58, 2**59, -1, -2**58] and sum(terms) == -1 and int(y[-1]) == -1
+    assert terms == [-(2**58), 2**59, -1, -(2**58)] and sum(terms) == -1 and int(y[-1]) == -1
     floats = [float(t) for t in terms]
     forward, backward = 0.0, 0.0
     for t in floats:
@@ -1172,7 +1186,7 @@ def test_the_kernel_stream_where_floats_round_really_rounds():
     assert forward == backward == pairwise == interleaved == 0.0
     assert math.fsum(floats) == -1.0
     reference, floating = lecturer.REFERENCE(70, kernel), KernelFloatSum(70, kernel)
-    for x, label in zip(X[:-1], y[:-1]):
+    for x, label in zip(X[:-1], y[:-1], strict=True):
         reference.update(x, int(label))
         floating.update(x, int(label))
     assert reference.score(X[-1]) == -1 and reference.predict(X[-1]) == -1

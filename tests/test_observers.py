@@ -1,4 +1,5 @@
 """Tests for onlinelib.observers: the proof instruments of chapters 3 (Novikoff) and 4 (Littlestone)."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -122,7 +123,9 @@ def test_proof_observables_hand_computed(form):
 
 def test_proof_observables_counts_a_relevant_demotion():
     # With the "wrong" relevant set {1}, round 2 lowers w_1: the instrument must see it.
-    trace = run(Winnow2(3, 2.0, 3.0), HAND_X, HAND_Y, observe=proof_observables(HAND_X, np.array([1, 2])), method="loop")
+    trace = run(
+        Winnow2(3, 2.0, 3.0), HAND_X, HAND_Y, observe=proof_observables(HAND_X, np.array([1, 2])), method="loop"
+    )
     np.testing.assert_array_equal(trace.observed["relevant demotions"], [0, 0, 1, 1, 1])
     np.testing.assert_array_equal(trace.observed["relevant promotions"], [0, 2, 2, 2, 2])
 

@@ -1,4 +1,5 @@
 """Online-to-batch conversion (onlinelib.online_to_batch; book chapter 1, theorem "Online to batch")."""
+
 import math
 
 import numpy as np

@@ -6,6 +6,7 @@ the single version source. With ``PACKAGE_CHECK=1`` (CI) the wheel and the sdist
 with ``python -m build``, their contents checked, and the wheel installed into a clean venv,
 where onlinelib is imported from outside the repository and runs a learner.
 """
+
 import importlib.metadata
 import os
 import subprocess
@@ -51,14 +52,16 @@ def dist(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
     # no --sdist/--wheel: the wheel is built from the unpacked sdist (so the sdist must be complete),
     # and nothing is written into the repository but the egg-info the editable install already has
-    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return out
 
 
-needs_check = pytest.mark.skipif(not os.environ.get("PACKAGE_CHECK"),
-                                 reason="building and installing the wheel runs with PACKAGE_CHECK=1 (CI does)")
+needs_check = pytest.mark.skipif(
+    not os.environ.get("PACKAGE_CHECK"), reason="building and installing the wheel runs with PACKAGE_CHECK=1 (CI does)"
+)
 
 
 @needs_check
@@ -72,11 +75,13 @@ def test_the_wheel_and_sdist_hold_the_library(dist):
     assert sorted(n.split("/", 1)[1] for n in names if n.startswith("onlinelib/")) == MODULES
     assert not [n for n in names if n.startswith(("tests/", "book/", "booktools/"))], names
     assert f"Name: {DISTRIBUTION}\n" in metadata and f"Version: {version}\n" in metadata
+    assert "License-Expression: MIT\n" in metadata
+    assert f"onlinelib_book-{version}.dist-info/licenses/LICENSE" in names
     for requirement in PROJECT["dependencies"]:
         assert f"Requires-Dist: {requirement}" in metadata
     with tarfile.open(sdist) as archive:
         members = {m.name.split("/", 1)[1] for m in archive.getmembers() if "/" in m.name}
-    assert {"pyproject.toml", "README.md"} <= members
+    assert {"pyproject.toml", "README.md", "LICENSE"} <= members
     assert {f"onlinelib/{m}" for m in MODULES} <= members
 
 
@@ -85,15 +90,19 @@ def test_the_wheel_installs_and_runs_in_a_clean_venv(dist, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     [wheel] = dist.glob("*.whl")
-    done = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    script = ("import importlib.metadata, numpy as np, onlinelib as ol\n"
-              "C, xs = ol.thresholds(8), [7, 0, 3, 5, 4]\n"
-              "trace = ol.run(ol.Halving(C), xs, np.where(C.table[4, xs], 1, -1))\n"
-              "print(ol.__file__, importlib.metadata.version('onlinelib-book'), trace.n_mistakes)\n")
-    ran = subprocess.run([str(venv / "bin" / "python"), "-c", script], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=300)
+    script = (
+        "import importlib.metadata, numpy as np, onlinelib as ol\n"
+        "C, xs = ol.thresholds(8), [7, 0, 3, 5, 4]\n"
+        "trace = ol.run(ol.Halving(C), xs, np.where(C.table[4, xs], 1, -1))\n"
+        "print(ol.__file__, importlib.metadata.version('onlinelib-book'), trace.n_mistakes)\n"
+    )
+    ran = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert ran.returncode == 0, ran.stderr[-3000:]
     where, version, mistakes = ran.stdout.split()
     assert Path(where).is_relative_to(venv), where  # the wheel's copy, not the repository's
@@ -106,11 +115,13 @@ def test_the_wheel_installs_and_runs_in_a_clean_venv(dist, tmp_path):
 def test_import_onlinelib_loads_neither_numba_nor_scipy_stats():
     """`import onlinelib` stays light (issue 18): numba loads at the first compiled score, scipy.stats
     in the one function that needs it. Measured: 1.06 s -> 0.35 s per `python -c "import onlinelib"`."""
-    script = ("import sys, onlinelib as ol\n"
-              "print('numba' in sys.modules, 'scipy.stats' in sys.modules)\n"
-              "ol.run(ol.Perceptron(3), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [1, -1])\n"
-              "import onlinelib.linear as lin\n"
-              "print('numba' in sys.modules, lin._kernels is sys.modules['onlinelib._kernels'])\n")
+    script = (
+        "import sys, onlinelib as ol\n"
+        "print('numba' in sys.modules, 'scipy.stats' in sys.modules)\n"
+        "ol.run(ol.Perceptron(3), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], [1, -1])\n"
+        "import onlinelib.linear as lin\n"
+        "print('numba' in sys.modules, lin._kernels is sys.modules['onlinelib._kernels'])\n"
+    )
     ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.split() == ["False", "False", "True", "True"], ran.stdout

@@ -3,6 +3,7 @@
 Skipped when the PDF has not been made (a plain ``pytest`` on a fresh clone) or when
 poppler's ``pdftotext`` is missing; .ci/run installs poppler-utils and runs this file.
 """
+
 import functools
 import re
 import shutil
@@ -19,7 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PDF = ROOT / "_build" / "html" / "online-learning.pdf"
 
 pytestmark = [
-    pytest.mark.skipif(not PDF.exists(), reason="the PDF edition has not been made: run `make pdf` (python -m booktools pdf after a build)"),
+    pytest.mark.skipif(
+        not PDF.exists(),
+        reason="the PDF edition has not been made: run `make pdf` (python -m booktools pdf after a build)",
+    ),
     pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed"),
 ]
 
@@ -51,6 +55,7 @@ def bookmarks():
                 yield from walk(item, depth + 1)
             else:
                 yield depth, item.title, reader.get_destination_page_number(item)
+
     return list(walk(reader.outline)), len(reader.pages)
 
 
@@ -60,9 +65,17 @@ def test_every_page_of_the_book_is_in_the_pdf(text):
 
 
 def test_no_raw_tex_or_mathjax_error_leaked(text):
-    for leak in ("\\frac", "$$", "\\(", "\\[", "\\mathbb", "Math input error", "Undefined control sequence",
-                 "Missing or unrecognized delimiter"):
-        assert leak not in text, f"{leak!r} in the PDF: {text[max(0, text.find(leak) - 80):text.find(leak) + 80]}"
+    for leak in (
+        "\\frac",
+        "$$",
+        "\\(",
+        "\\[",
+        "\\mathbb",
+        "Math input error",
+        "Undefined control sequence",
+        "Missing or unrecognized delimiter",
+    ):
+        assert leak not in text, f"{leak!r} in the PDF: {text[max(0, text.find(leak) - 80) : text.find(leak) + 80]}"
 
 
 def test_bookmarks_give_each_page_and_its_sections(bookmarks):
@@ -76,10 +89,11 @@ def test_bookmarks_give_each_page_and_its_sections(bookmarks):
     assert "4.7. Additive against multiplicative updates" in sections, sections[:20]
     # maths in headings keeps its text (from MathJax's assistive MathML), not empty gaps
     assert any(re.fullmatch(r"4\.8\. Explore: α, θ, N and k", t) for t in sections), [
-        t for t in sections if t.startswith("4.8")]
+        t for t in sections if t.startswith("4.8")
+    ]
 
 
 def test_the_contents_page_lists_every_part(text):
-    contents = text[text.find("Contents"):text.find("Contents") + 4000]
+    contents = text[text.find("Contents") : text.find("Contents") + 4000]
     for title in chapter_titles():
         assert title[:40] in contents, f"{title!r} is not on the contents page"

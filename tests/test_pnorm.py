@@ -1,4 +1,5 @@
 """Tests of onlinelib.pnorm (chapter 4, the p-norm algorithms)."""
+
 import math
 
 import numpy as np
@@ -14,7 +15,10 @@ def test_link_p2_is_identity_and_gradient():
     theta = rng.normal(size=7)
     assert np.allclose(pnorm_link(theta, 2), theta)
     p = 5.0
-    f = lambda t: 0.5 * (np.abs(t) ** p).sum() ** (2 / p)
+
+    def f(t):
+        return 0.5 * (np.abs(t) ** p).sum() ** (2 / p)
+
     eps = 1e-6
     grad = [(f(theta + eps * e) - f(theta - eps * e)) / (2 * eps) for e in np.eye(7)]
     assert np.allclose(pnorm_link(theta, p), grad, rtol=1e-5)
@@ -80,7 +84,9 @@ def test_bad_input():
 
 def _exact_sign(theta, x, p):
     """The sign of w.x from the definition, in exact integers (p whole, theta and x whole)."""
-    total = sum((1 if t > 0 else -1) * abs(int(t)) ** (int(p) - 1) * int(v) for t, v in zip(theta, x) if t != 0)
+    total = sum(
+        (1 if t > 0 else -1) * abs(int(t)) ** (int(p) - 1) * int(v) for t, v in zip(theta, x, strict=True) if t != 0
+    )
     return (total > 0) - (total < 0)
 
 
@@ -105,7 +111,7 @@ def test_integer_decisions_match_the_exact_definition(p):
     X = rng.integers(-3, 4, size=(400, n)).astype(float)
     y = np.where(X[:, 0] - X[:, 1] >= 0, 1, -1)
     learner = PNormPerceptron(n, p)
-    for x, label in zip(X, y):
+    for x, label in zip(X, y, strict=True):
         expected = 1 if _exact_sign(learner.theta, x, p) >= 0 else -1
         assert learner.predict(x) == expected
         learner.update(x, int(label))
@@ -117,7 +123,7 @@ def test_exact_path_beyond_int64():
     learner = PNormPerceptron(3, 8)
     learner.theta = np.array([600.0, -600.0, 1.0])
     learner.weights = pnorm_link(learner.theta, 8)
-    x = np.array([1.0, 1.0, 0.0])   # exactly 0 in the definition
+    x = np.array([1.0, 1.0, 0.0])  # exactly 0 in the definition
     assert 600**7 * 2 >= 2**62
     assert learner.predict(x) == 1
     assert learner.predict(np.array([1.0, 1.0, -1.0])) == -1

@@ -1,4 +1,5 @@
 """Tests for onlinelib.protocol: Trace, run and its argument checks (the shared checks: test_validation.py)."""
+
 import numpy as np
 import pytest
 
@@ -116,7 +117,7 @@ def test_run_echo_by_hand():
     np.testing.assert_array_equal(tr.labels, y)
     assert tr.predictions.dtype == np.int8 and tr.labels.dtype == np.int8
     np.testing.assert_array_equal(tr.mistake_rounds, [2, 4])
-    assert learner.seen == list(zip(X, y))
+    assert learner.seen == list(zip(X, y, strict=True))
     # observed arrays have T + 1 entries; index 0 is before the first round
     assert set(tr.observed) == {"updates", "last"}
     np.testing.assert_array_equal(tr.observed["updates"], [0, 1, 2, 3, 4, 5])
@@ -136,8 +137,11 @@ def test_run_halving_observe_version_space_size():
 
 @pytest.mark.parametrize("observe", [lambda L: 1, [lambda L: 1], "size"])
 def test_run_rejects_observe_that_is_not_a_mapping(observe):
-    with pytest.raises(TypeError, match=r"observe must be a mapping of names to callables taking the learner, "
-                                        r"e.g. observe=\{'size': lambda L: L.size\}, got "):
+    with pytest.raises(
+        TypeError,
+        match=r"observe must be a mapping of names to callables taking the learner, "
+        r"e.g. observe=\{'size': lambda L: L.size\}, got ",
+    ):
         run(Halving(thresholds(4)), [0, 1], [1, 1], observe=observe)
 
 
@@ -163,7 +167,9 @@ def test_run_rejects_learner_without_update():
 
 @pytest.mark.parametrize("bad_round", [1, 3])
 def test_run_rejects_prediction_zero_naming_round(bad_round):
-    with pytest.raises(ValueError, match=rf"ReturnsZero.predict must return -1 or \+1, returned 0 in round {bad_round}"):
+    with pytest.raises(
+        ValueError, match=rf"ReturnsZero.predict must return -1 or \+1, returned 0 in round {bad_round}"
+    ):
         run(ReturnsZero(bad_round), [0, 1, 2], [1, 1, 1])
 
 

@@ -1,27 +1,36 @@
-"""The book's local Sphinx extensions (``_ext/``): the widget manager and the launch settings.
+"""The book's local Sphinx extensions (``_ext/``): the widget manager, the launch settings and downloads.
 
 ``test_build.py`` checks what they produce in the full build; these tests check their
 logic, their errors, and one small book built with ``repository.url`` set.
 """
+
+import copy
 import io
+import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
-from examples import MYST_HEADER
+from myst_nb.core import render as myst_nb_render
+from myst_nb.core.utils import coalesce_streams
+from packaging.requirements import Requirement
 from sphinx.errors import ExtensionError
 
 from _ext import notebook_links, widget_js
+from examples import MYST_HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 # --- widget_js -------------------------------------------------------------------------------
+
 
 def _tarball(files: dict) -> bytes:
     buffer = io.BytesIO()
@@ -33,15 +42,17 @@ def _tarball(files: dict) -> bytes:
     return buffer.getvalue()
 
 
-FAKE = _tarball({
-    "package/dist/embed.js": b"/* manager */",
-    "package/dist/embed.js.LICENSE.txt": b"licences",
-    "package/dist/abc123.woff2": b"font",
-    "package/dist/embed-amd.js": b"amd",
-    "package/dist/embed.js.map": b"map",
-    "package/lib/index.js": b"lib",
-    "package/package.json": b"{}",
-})
+FAKE = _tarball(
+    {
+        "package/dist/embed.js": b"/* manager */",
+        "package/dist/embed.js.LICENSE.txt": b"licences",
+        "package/dist/abc123.woff2": b"font",
+        "package/dist/embed-amd.js": b"amd",
+        "package/dist/embed.js.map": b"map",
+        "package/lib/index.js": b"lib",
+        "package/package.json": b"{}",
+    }
+)
 
 
 class _Response(io.BytesIO):
@@ -89,7 +100,11 @@ def test_only_the_bundle_its_licences_and_fonts_are_served(tmp_path):
     tarball.write_bytes(FAKE)
     folder = widget_js.unpack(tarball, tmp_path / "static")
     assert sorted(p.name for p in folder.iterdir()) == [
-        "abc123.woff2", "embed.js", "embed.js.LICENSE.txt", "mathjax3-typeset.js"]
+        "abc123.woff2",
+        "embed.js",
+        "embed.js.LICENSE.txt",
+        "mathjax3-typeset.js",
+    ]
     assert (tmp_path / "static" / widget_js.SCRIPT).read_bytes() == b"/* manager */"
     assert "typesetPromise" in (tmp_path / "static" / widget_js.TYPESET_SHIM).read_text()
 
@@ -113,6 +128,7 @@ def test_the_pinned_manager_matches_the_pinned_ipywidgets():
 
 # --- notebook_links --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("url", ["", "  ", None, notebook_links.JUPYTER_BOOK_DEFAULT_URL])
 def test_an_unset_repository_turns_the_launch_buttons_off(url):
     options = {"repository_url": url, "launch_buttons": {"binderhub_url": "https://mybinder.org", "thebe": True}}
@@ -129,11 +145,108 @@ def test_a_repository_turns_them_on():
     assert options["launch_buttons"] == launch and options["use_repository_button"] is True
 
 
-@pytest.mark.parametrize("url", ["github.com/a/b", "https://example.org/a/b", "https://github.com/a",
-                                 "https://github.com/a/b/tree/main"])
+@pytest.mark.parametrize(
+    "url", ["github.com/a/b", "https://example.org/a/b", "https://github.com/a", "https://github.com/a/b/tree/main"]
+)
 def test_a_malformed_repository_url_names_the_setting(url):
     with pytest.raises(ExtensionError, match=r"repository\.url in _config\.yml .*got"):
         notebook_links.repository_url({"repository_url": url})
+
+
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+CLONE_INSTALL = 'pip install "./[notebooks]"'
+
+
+def _installs(note: str) -> set[str]:
+    return {span for span in re.findall(r"`([^`]+)`", note) if span.startswith("pip install")}
+
+
+def test_the_download_note_names_the_repository_and_both_installs():
+    url = "https://github.com/someone/online-learning"
+    note = notebook_links.download_note(url + "/")
+    direct = f'pip install "onlinelib-book[notebooks] @ git+{url}"'
+    assert _installs(note) == {direct, CLONE_INSTALL, "pip install onlinelib"}
+    assert "(Not `pip install onlinelib`: that is an unrelated package" in note
+    assert f"The repository is {url}." in note and f"`git clone {url}`" in note and "`jupyter lab`" in note
+    # pip's direct reference: this distribution, its notebooks extra, from the repository by git
+    requirement = Requirement(shlex.split(direct)[2])
+    assert requirement.name == PROJECT["name"] and requirement.url == f"git+{url}"
+    assert requirement.extras == {"notebooks"}
+    assert "notebooks" in PROJECT["optional-dependencies"]
+    assert PROJECT["requires-python"] == ">=3.11" and "Python 3.11 or later" in note
+    assert "JupyterLab" in note and "jupyterlab-myst" in note
+    assert len(note.split("\n\n")) == 3, "three short paragraphs"
+
+
+def test_the_download_note_without_a_repository_says_how_to_get_a_copy():
+    note = notebook_links.download_note("")
+    assert _installs(note) == {CLONE_INSTALL, "pip install onlinelib"}
+    assert "a copy of the book's repository (a `git clone` of it, or its source archive" in note
+    assert "from the root of that copy" in note and "`jupyter lab`" in note
+    assert "git+" not in note and "https://" not in note
+
+
+@pytest.mark.parametrize(
+    ("url", "error"),
+    [
+        (None, TypeError),
+        (b"https://github.com/a/b", TypeError),
+        ("github.com/a/b", ValueError),
+        ("https://example.org/a/b", ValueError),
+    ],
+)
+def test_a_bad_url_for_the_download_note_is_named(url, error):
+    with pytest.raises(error, match=r"url must be .*got"):
+        notebook_links.download_note(url)
+
+
+def _streams(*texts, name="stdout"):
+    return [nbformat.v4.new_output("stream", name=name, text=text) for text in texts]
+
+
+def test_myst_nb_merges_a_cells_streams_in_place():
+    """The cause of the repeated lines: myst-nb 1.4 merges a cell's stream outputs for the page by
+    growing the first output in place, and then saves the notebook that holds these outputs.
+    (If this fails, myst-nb merges copies itself, and merge_streams_on_copies can go.)"""
+    outputs = _streams("every_round 2.9\n", "on_elimination 2.8\n")
+    assert [o.text for o in coalesce_streams(outputs)] == ["every_round 2.9\non_elimination 2.8\n"]
+    assert [o.text for o in outputs] == ["every_round 2.9\non_elimination 2.8\n", "on_elimination 2.8\n"]
+
+
+def test_merging_copies_leaves_the_outputs_as_printed():
+    outputs = (
+        _streams("a\n")
+        + [nbformat.v4.new_output("display_data", data={"text/plain": "fig"})]
+        + _streams("b\n")
+        + _streams("warned\n", name="stderr")
+    )
+    printed = copy.deepcopy(outputs)
+    merged = notebook_links.merge_streams_on_copies(outputs)
+    assert outputs == printed
+    assert merged == coalesce_streams(copy.deepcopy(printed))  # the page is unchanged
+    assert [(o.output_type, o.get("text")) for o in merged] == [
+        ("stream", "a\nb\n"),
+        ("display_data", None),
+        ("stream", "warned\n"),
+    ]
+
+
+class _App:
+    def connect(self, event, handler, priority=500):
+        pass
+
+
+def test_setup_makes_myst_nb_merge_copies(monkeypatch):
+    monkeypatch.setattr(myst_nb_render, "coalesce_streams", coalesce_streams)
+    for _ in range(2):  # a second build in the same process keeps the one wrapper
+        notebook_links.setup(_App())
+        assert myst_nb_render.coalesce_streams is notebook_links.merge_streams_on_copies
+
+
+def test_a_myst_nb_that_merges_elsewhere_stops_the_build(monkeypatch):
+    monkeypatch.setattr(myst_nb_render, "coalesce_streams", lambda outputs: outputs)
+    with pytest.raises(ExtensionError, match=r"no longer calls myst_nb\.core\.utils\.coalesce_streams"):
+        notebook_links.setup(_App())
 
 
 def test_a_book_built_with_the_setting_has_binder_thebe_and_download_buttons(tmp_path):
@@ -148,26 +261,45 @@ def test_a_book_built_with_the_setting_has_binder_thebe_and_download_buttons(tmp
     (book / "_config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     (book / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/page\n")
     (book / "book" / "intro.md").write_text("# Intro\n\nA plain page.\n")
+    # the second cell prints two blocks (flushed apart): the page shows them in one box, the notebook once each
     (book / "book" / "page.md").write_text(
-        MYST_HEADER + "\n# A notebook page\n\n```{code-cell} ipython3\nprint(6 * 7)\n```\n")
+        MYST_HEADER + "\n# A notebook page\n\n```{code-cell} ipython3\nprint(6 * 7)\n```\n\n"
+        "```{code-cell} ipython3\nimport sys, time\nprint('first block')\nsys.stdout.flush()\ntime.sleep(0.5)\n"
+        "print('second block')\n```\n"
+    )
     # first with a stale notebook copy beside the chapter (jupytext --to ipynb): refused
     stray = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1000 + 1)")])
     nbformat.write(stray, book / "book" / "page.ipynb")
     assert notebook_links.notebook_copies(book) == ["book/page.ipynb"]
-    refused = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(book)],
-                             capture_output=True, text=True, timeout=300)
+    refused = subprocess.run(
+        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(book)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert refused.returncode != 0
     assert "book/page.ipynb: a notebook copy of the .md chapter beside it" in refused.stdout + refused.stderr
     (book / "book" / "page.ipynb").unlink()
-    done = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(book)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(book)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     html = (book / "_build" / "html" / "book" / "page.html").read_text(encoding="utf-8")
-    assert ("https://mybinder.org/v2/gh/someone/online-learning/main"
-            "?urlpath=lab/tree/book/page.md") in html
+    assert ("https://mybinder.org/v2/gh/someone/online-learning/main?urlpath=lab/tree/book/page.md") in html
     assert "initThebeSBT()" in html, "no Live Code (Thebe) button"
     assert 'href="https://github.com/someone/online-learning"' in html, "no repository button"
     assert 'href="../_sources/book/page.ipynb"' in html
-    assert (book / "_build" / "html" / "_sources" / "book" / "page.ipynb").is_file()
+    download = nbformat.read(book / "_build" / "html" / "_sources" / "book" / "page.ipynb", as_version=4)
+    assert download.cells[0].source == notebook_links.download_note("https://github.com/someone/online-learning")
+    for nb in (download, nbformat.read(book / "_build" / "jupyter_execute" / "book" / "page.ipynb", as_version=4)):
+        blocks = [o.text for o in nb.cells[-1].outputs if o.output_type == "stream"]
+        assert blocks == ["first block\n", "second block\n"], blocks
+    shown = re.findall(
+        r'<div class="output stream[^"]*"><div class="highlight"><pre><span></span>(.*?)</pre>', html, re.S
+    )
+    assert shown == ["42\n", "first block\nsecond block\n"], shown  # the page: one box per cell, each line once
     intro = (book / "_build" / "html" / "book" / "intro.html").read_text(encoding="utf-8")
     assert "mybinder.org" not in intro, "a plain page is not a notebook: no launch button"

@@ -1,10 +1,12 @@
 """Tests for onlinelib.streams: random_stream, one_per_round_adversary, adaptive_adversary, ones_halfcube."""
+
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from examples import EIGHT
 from onlinelib import (
     SOA,
     AdaptiveRun,
@@ -23,8 +25,6 @@ from onlinelib import (
     thresholds,
 )
 from onlinelib.streams import halfcube_vote_sums, ones_halfcube
-
-from examples import EIGHT
 
 PROPERTY = settings(max_examples=80, deadline=None, database=None)
 
@@ -122,7 +122,8 @@ def test_one_per_round_thresholds_3_by_hand(target, X, y):
 
 
 @pytest.mark.parametrize(
-    "cls", [thresholds(1), thresholds(10), singletons(6), singletons(6, include_empty=False), all_concepts(1)],
+    "cls",
+    [thresholds(1), thresholds(10), singletons(6), singletons(6, include_empty=False), all_concepts(1)],
     ids=lambda c: c.name,
 )
 def test_one_per_round_removes_exactly_one_concept_per_round(cls):
@@ -208,7 +209,7 @@ def test_adaptive_adversary_stream_consistent_and_replayable(cls, kind):
     np.testing.assert_array_equal(result.y, cls.labels(result.target, result.X))
     # the target is the only concept left (up to duplicates)
     h = Halving(cls)
-    for x, y in zip(result.X.tolist(), result.y.tolist()):
+    for x, y in zip(result.X.tolist(), result.y.tolist(), strict=True):
         h.update(x, y)
     assert h.alive[result.target]
     assert (cls.table[h.alive] == cls.table[result.target]).all()

@@ -21,6 +21,7 @@ names another build (the directory given to ``--path-output``; default
 ``_build/student``), and ``STUDENT_SRC`` its stripped sources (default: ``student_src`` next
 to it), which are searched too if present.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -46,13 +47,33 @@ STUDENT_BUILD = Path(os.environ.get("STUDENT_BUILD", ROOT / "_build" / "student"
 STUDENT_SRC = Path(os.environ.get("STUDENT_SRC", STUDENT_BUILD.parent / "student_src")).resolve()
 HTML = STUDENT_BUILD / "_build" / "html"
 MIN_CHARS = 25
-BINARY = {".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".woff", ".woff2", ".ttf", ".eot",
-          ".otf", ".pdf", ".zip", ".gz", ".bz2", ".xz", ".mo", ".db", ".sqlite"}
+BINARY = {
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".ico",
+    ".webp",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".eot",
+    ".otf",
+    ".pdf",
+    ".zip",
+    ".gz",
+    ".bz2",
+    ".xz",
+    ".mo",
+    ".db",
+    ".sqlite",
+}
 
 built = pytest.mark.skipif(
     not (HTML / "index.html").exists(),
     reason=f"the student edition has not been built ({HTML} is missing): run "
-           "`python -m booktools student-edition`, or set STUDENT_BUILD to its --path-output")
+    "`python -m booktools student-edition`, or set STUDENT_BUILD to its --path-output",
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,8 +89,8 @@ def norm(text: str) -> str:
     return " ".join(words(text))
 
 
-_ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")        # {ref}`x`, {cite}`x`, {prf:ref}`x`: rendered otherwise
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")       # [text](target) shows only the text
+_ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")  # {ref}`x`, {cite}`x`, {prf:ref}`x`: rendered otherwise
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")  # [text](target) shows only the text
 _SKIP_LINE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,}|\+\+\+|---\s*$|:[\w-]+:)")
 
 
@@ -95,16 +116,21 @@ def _contains(haystack: str, needle: str) -> bool:
 
 
 def _source_files() -> list[Path]:
-    return sorted(p for p in (ROOT / "book").rglob("*.md")
-                  if not any(part in se.SKIP_NAMES for part in p.relative_to(ROOT).parts))
+    return sorted(
+        p for p in (ROOT / "book").rglob("*.md") if not any(part in se.SKIP_NAMES for part in p.relative_to(ROOT).parts)
+    )
 
 
 def _lecturer_files() -> list[Path]:
     """Files of the full edition meant for lecturers only (e.g. hidden tests), of any kind."""
-    return sorted(p for p in (ROOT / "book").rglob("*")
-                  if p.is_file() and p.suffix.lower() not in BINARY
-                  and se.is_lecturer_path(p.relative_to(ROOT))
-                  and not any(part in se.SKIP_NAMES for part in p.relative_to(ROOT).parts))
+    return sorted(
+        p
+        for p in (ROOT / "book").rglob("*")
+        if p.is_file()
+        and p.suffix.lower() not in BINARY
+        and se.is_lecturer_path(p.relative_to(ROOT))
+        and not any(part in se.SKIP_NAMES for part in p.relative_to(ROOT).parts)
+    )
 
 
 @cache
@@ -113,8 +139,9 @@ def secrets() -> tuple:
     out = []
     for path in _lecturer_files():
         rel = path.relative_to(ROOT)
-        out.append(("lecturer-only file", str(rel), "lecturer-file",
-                    path.read_text(encoding="utf-8", errors="replace")))
+        out.append(
+            ("lecturer-only file", str(rel), "lecturer-file", path.read_text(encoding="utf-8", errors="replace"))
+        )
     for path in _source_files():
         rel = path.relative_to(ROOT)
         text = path.read_text(encoding="utf-8")
@@ -133,10 +160,14 @@ def public_text() -> str:
     # The library (its source and the full names of its parts, as the API page shows them) and
     # the public-check data are in every student's hands by design: a lecturer file that
     # names a library function or a check title reveals nothing.
-    public_data = [p for p in (ROOT / "book").rglob("*.json")
-                   if not se.is_lecturer_path(p.relative_to(ROOT))]
-    for extra in [*(ROOT / "book").rglob("*.bib"), ROOT / "_config.yml", ROOT / "_toc.yml",
-                  *sorted((ROOT / "onlinelib").rglob("*.py")), *sorted(public_data)]:
+    public_data = [p for p in (ROOT / "book").rglob("*.json") if not se.is_lecturer_path(p.relative_to(ROOT))]
+    for extra in [
+        *(ROOT / "book").rglob("*.bib"),
+        ROOT / "_config.yml",
+        ROOT / "_toc.yml",
+        *sorted((ROOT / "onlinelib").rglob("*.py")),
+        *sorted(public_data),
+    ]:
         parts.append(extra.read_text(encoding="utf-8"))
     parts.append(" ".join(_library_names()))
     # a space on both sides of every part, so that a fragment ending one part is still found
@@ -195,7 +226,7 @@ def views(path: Path) -> list[str]:
     texts = [raw, _untag(raw)]
     body = raw
     if path.name.startswith("searchindex") and path.suffix == ".js":
-        body = raw[raw.find("(") + 1: raw.rfind(")")]
+        body = raw[raw.find("(") + 1 : raw.rfind(")")]
     if path.suffix in (".ipynb", ".json") or path.name.startswith("searchindex"):
         try:
             strings: list[str] = []
@@ -212,8 +243,7 @@ def views(path: Path) -> list[str]:
 
 def artifact_files() -> list[Path]:
     roots = [STUDENT_BUILD] + ([STUDENT_SRC] if STUDENT_SRC.exists() else [])
-    return sorted(p for r in roots for p in r.rglob("*")
-                  if p.is_file() and p.suffix.lower() not in BINARY)
+    return sorted(p for r in roots for p in r.rglob("*") if p.is_file() and p.suffix.lower() not in BINARY)
 
 
 def find_leaks(files: list[Path], table: dict) -> list[str]:
@@ -222,11 +252,10 @@ def find_leaks(files: list[Path], table: dict) -> list[str]:
     leaks = []
     for path in files:
         hits = set()
-        for view in dict.fromkeys(views(path)):          # distinct readings, in order
+        for view in dict.fromkeys(views(path)):  # distinct readings, in order
             vocabulary = set(view.split())
             padded = f" {view} "
-            hits |= {frag for frag, need in frags
-                     if frag not in hits and need <= vocabulary and f" {frag} " in padded}
+            hits |= {frag for frag, need in frags if frag not in hits and need <= vocabulary and f" {frag} " in padded}
         for frag in sorted(hits):
             owners = ", ".join(f"{label} ({file})" for label, file in table[frag])
             leaks.append(f"{path}: '{frag}' from {owners}")
@@ -306,9 +335,14 @@ def test_strip_solutions_on_a_synthetic_chapter():
     assert "SECRET THREE" in bodies[1]
     assert "SECRET FOUR" in bodies[2]
     assert "SECRET FIVE" in bodies[3] and "```{solution-end}\n```" in bodies[3]
-    for kept in ("# A chapter", "Show that $1 + 1 = 2$.", "Text between the exercises stays.",
-                 "a cell with another tag stays", "An exercise with a code sample inside:",
-                 "```{solution-start} not-a-directive"):
+    for kept in (
+        "# A chapter",
+        "Show that $1 + 1 = 2$.",
+        "Text between the exercises stays.",
+        "a cell with another tag stays",
+        "An exercise with a code sample inside:",
+        "```{solution-start} not-a-directive",
+    ):
         assert kept in stripped, kept
     assert stripped.count("{exercise}") == 2
     assert not stripped.endswith("\n\n\n")
@@ -317,9 +351,11 @@ def test_strip_solutions_on_a_synthetic_chapter():
 
 
 def test_lecturer_only_markdown_cells_directives_and_files():
-    text = ('+++ {"tags": ["lecturer-only"]}\n\nSECRET marking notes\n\n'
-            '```{code-cell} ipython3\nx = 1\n```\n\n+++\n\n'
-            ':::{note}\n:class: lecturer-only\nSECRET aside\n:::\n\nkept\n')
+    text = (
+        '+++ {"tags": ["lecturer-only"]}\n\nSECRET marking notes\n\n'
+        "```{code-cell} ipython3\nx = 1\n```\n\n+++\n\n"
+        ":::{note}\n:class: lecturer-only\nSECRET aside\n:::\n\nkept\n"
+    )
     stripped, bodies = se.strip_solutions(text)
     assert "SECRET" not in stripped and "x = 1" in stripped and "kept" in stripped
     assert len(bodies) == 2
@@ -336,13 +372,15 @@ def test_unmatched_solution_markers_are_errors():
 
 
 def test_strip_notebook_drops_solution_cells():
-    nb = {"cells": [
-        {"cell_type": "markdown", "metadata": {}, "source": "exercise text"},
-        {"cell_type": "markdown", "metadata": {}, "source": "````{solution-start} e\n````\nSECRET a"},
-        {"cell_type": "code", "metadata": {}, "source": "SECRET = 1", "outputs": []},
-        {"cell_type": "markdown", "metadata": {}, "source": "SECRET b\n````{solution-end}\n````\nafter"},
-        {"cell_type": "code", "metadata": {"tags": ["lecturer-only"]}, "source": "SECRET c"},
-    ]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "exercise text"},
+            {"cell_type": "markdown", "metadata": {}, "source": "````{solution-start} e\n````\nSECRET a"},
+            {"cell_type": "code", "metadata": {}, "source": "SECRET = 1", "outputs": []},
+            {"cell_type": "markdown", "metadata": {}, "source": "SECRET b\n````{solution-end}\n````\nafter"},
+            {"cell_type": "code", "metadata": {"tags": ["lecturer-only"]}, "source": "SECRET c"},
+        ]
+    }
     out, _ = se.strip_notebook(nb)
     assert [c["source"] for c in out["cells"]] == ["exercise text", "after"]
 
@@ -362,19 +400,25 @@ def test_stripping_the_real_chapters_keeps_every_exercise():
 
 def test_every_solution_is_found_in_the_sources():
     gated = [s for s in secrets() if s[2] == "gated-solution"]
-    starts = sum(len(re.findall(r"^\s*(`{3,}|:{3,})\{solution-start\}", p.read_text(encoding="utf-8"),
-                                flags=re.MULTILINE)) for p in _source_files())
+    starts = sum(
+        len(re.findall(r"^\s*(`{3,}|:{3,})\{solution-start\}", p.read_text(encoding="utf-8"), flags=re.MULTILINE))
+        for p in _source_files()
+    )
     assert len(gated) > 0, "no solution found: the leak test would pass vacuously"
     assert len(gated) == starts
     table, skipped = fragment_table()
     labels_with_fragments = {label for owners in table.values() for label, _ in owners}
     missing = sorted({s[0] for s in secrets() if "solution" in s[2]} - labels_with_fragments)
-    assert not missing, (f"solutions the leak test cannot see: {missing}. Each needs a line of "
-                         f"{MIN_CHARS}+ characters (in lower-case words) found nowhere else in the book")
+    assert not missing, (
+        f"solutions the leak test cannot see: {missing}. Each needs a line of "
+        f"{MIN_CHARS}+ characters (in lower-case words) found nowhere else in the book"
+    )
     n_solutions = sum("solution" in s[2] for s in secrets())
-    print(f"{n_solutions} solutions and {len(secrets()) - n_solutions} lecturer-only items, "
-          f"{len(table)} distinctive fragments, {len(skipped)} shared "
-          f"with the public text and skipped: {skipped}")
+    print(
+        f"{n_solutions} solutions and {len(secrets()) - n_solutions} lecturer-only items, "
+        f"{len(table)} distinctive fragments, {len(skipped)} shared "
+        f"with the public text and skipped: {skipped}"
+    )
 
 
 def test_the_leak_scanner_sees_a_planted_solution(tmp_path):
@@ -383,8 +427,12 @@ def test_the_leak_scanner_sees_a_planted_solution(tmp_path):
     label, _file, _kind, body = next(s for s in secrets() if fragments(s[3]))
     line = next(x for x in body.splitlines() if norm(x) in table)
     page = tmp_path / "page.html"
-    page.write_text("<p>" + "".join(f"<span class=\"n\">{html.escape(ch)}</span>" if ch == " " else
-                                    html.escape(ch) for ch in line) + "</p>", encoding="utf-8")
+    page.write_text(
+        "<p>"
+        + "".join(f'<span class="n">{html.escape(ch)}</span>' if ch == " " else html.escape(ch) for ch in line)
+        + "</p>",
+        encoding="utf-8",
+    )
     nb = tmp_path / "page.ipynb"
     nb.write_text(json.dumps({"cells": [{"source": [line + "\n"]}]}), encoding="utf-8")
     clean = tmp_path / "clean.html"
@@ -441,12 +489,13 @@ def test_no_solution_only_word_is_a_search_term():
         for term in terms(body, distinctive=True) - public:
             secret.setdefault(term, []).append(label)
     raw = (HTML / "searchindex.js").read_text(encoding="utf-8")
-    index = json.loads(raw[raw.find("(") + 1: raw.rfind(")")])
+    index = json.loads(raw[raw.find("(") + 1 : raw.rfind(")")])
     indexed = set(index.get("terms", {})) | set(index.get("titleterms", {}))
     leaked = sorted(t for t in secret if t in indexed)
     assert secret, "no word is found only in solutions: this check would pass vacuously"
     assert not leaked, "search terms found only in solutions: " + ", ".join(
-        f"{t} ({', '.join(sorted(set(secret[t])))})" for t in leaked)
+        f"{t} ({', '.join(sorted(set(secret[t])))})" for t in leaked
+    )
 
 
 @built
@@ -474,8 +523,7 @@ def test_every_exercise_is_in_the_student_edition():
         rendered = len(re.findall(r'class="exercise[^"]*admonition', text))
         if rendered != count:
             problems.append(f"{page}: {rendered} exercises rendered, {count} in {rel}")
-        problems += [f"{page}: exercise {label} is missing" for label in labels
-                     if f'id="{label}"' not in text]
+        problems += [f"{page}: exercise {label} is missing" for label in labels if f'id="{label}"' not in text]
         if 'class="solution' in text:
             problems.append(f"{page}: a solution admonition is rendered")
         checked += count
@@ -504,8 +552,7 @@ def test_no_lecturer_only_cell_or_file_in_the_student_edition():
             for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
                 if se.LECTURER_TAG in (cell.get("metadata", {}).get("tags") or []):
                     problems.append(f"{path}: a cell tagged lecturer-only")
-        if path.suffix in (".md", ".txt", ".ipynb") and any(
-                se._DIRECTIVE_LINE.search(v) for v in _texts_of(path)):
+        if path.suffix in (".md", ".txt", ".ipynb") and any(se._DIRECTIVE_LINE.search(v) for v in _texts_of(path)):
             problems.append(f"{path}: a solution directive")
     assert not problems, "\n".join(problems)
 
@@ -531,23 +578,34 @@ def test_every_student_chapter_offers_a_downloadable_notebook():
 def test_the_student_edition_can_launch_its_own_repository(tmp_path):
     """``--repository-url`` points the copy's launch buttons elsewhere; the book's own config is untouched."""
     before = (ROOT / "_config.yml").read_text(encoding="utf-8")
-    assert se.main(["--no-build", "--src-out", str(tmp_path / "src"),
-                    "--repository-url", "https://github.com/course/online-learning-student"]) == 0
+    assert (
+        se.main(
+            [
+                "--no-build",
+                "--src-out",
+                str(tmp_path / "src"),
+                "--repository-url",
+                "https://github.com/course/online-learning-student",
+            ]
+        )
+        == 0
+    )
     config = yaml.safe_load((tmp_path / "src" / "_config.yml").read_text(encoding="utf-8"))
     assert config["repository"]["url"] == "https://github.com/course/online-learning-student"
     assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
     assert (ROOT / "_config.yml").read_text(encoding="utf-8") == before
 
 
-@pytest.mark.parametrize("reference", ["see the {ref}`guide-top`", "see [the guide](guide_for_lecturers.md)",
-                                       "see {doc}`guide_for_lecturers`"])
+@pytest.mark.parametrize(
+    "reference",
+    ["see the {ref}`guide-top`", "see [the guide](guide_for_lecturers.md)", "see {doc}`guide_for_lecturers`"],
+)
 def test_a_reference_to_a_left_out_lecturer_page_is_an_error(tmp_path, reference):
     """A student page that points into a left-out file would be a broken link (or a -W failure)."""
     root = tmp_path / "book_root"
     (root / "book").mkdir(parents=True)
     (root / "_config.yml").write_text("title: t\n")
-    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n"
-                                   "  - file: book/guide_for_lecturers\n")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/intro\nchapters:\n  - file: book/guide_for_lecturers\n")
     (root / "book" / "intro.md").write_text(f"# Intro\n\nLecturers: {reference}.\n")
     (root / "book" / "guide_for_lecturers.md").write_text("(guide-top)=\n# Guide\n")
     with pytest.raises(SystemExit, match="guide"):

@@ -5,6 +5,7 @@ two common shapes ``check_int`` and ``check_real``; then the array checks ``chec
 ``check_label``, ``check_stream``, ``check_boolean_rows`` and the generator check ``check_rng``.
 Every error test matches the whole message: the argument's name, the domain and the value given.
 """
+
 import math
 import re
 from fractions import Fraction
@@ -91,7 +92,11 @@ def test_interval_is_frozen_and_compares_by_value():
         ((complex, 0, 1), TypeError, r"Interval kind must be int or float, got <class 'complex'>"),
         (("int", 0, 1), TypeError, r"Interval kind must be int or float, got 'int'"),
         ((bool, 0, 1), TypeError, r"Interval kind must be int or float, got <class 'bool'>"),
-        ((int, 0, 1, "open"), ValueError, r"Interval closed must be one of \('both', 'left', 'right', 'neither'\), got 'open'"),
+        (
+            (int, 0, 1, "open"),
+            ValueError,
+            r"Interval closed must be one of \('both', 'left', 'right', 'neither'\), got 'open'",
+        ),
         ((float, 0, 1, None), ValueError, r"Interval closed must be one of .*, got None"),
         ((int, 2, 1), ValueError, r"Interval needs left <= right, got 2 > 1"),
         ((float, 1.0, -1.0, "neither"), ValueError, r"Interval needs left <= right, got 1.0 > -1.0"),
@@ -128,7 +133,9 @@ def test_check_scalar_int_type_errors(bad):
         check_scalar(bad, "n", Interval(int, 1, 5))
 
 
-@pytest.mark.parametrize("bad, shown", [(math.nan, "nan"), (np.float32("nan"), "nan"), (math.inf, "inf"), (-math.inf, "-inf")])
+@pytest.mark.parametrize(
+    "bad, shown", [(math.nan, "nan"), (np.float32("nan"), "nan"), (math.inf, "inf"), (-math.inf, "-inf")]
+)
 def test_check_scalar_rejects_nan_and_infinity(bad, shown):
     with pytest.raises(ValueError, match=rf"eta must be a finite real number in \(0, 1\], got {shown}$"):
         check_scalar(bad, "eta", UNIT)
@@ -156,7 +163,7 @@ def test_check_scalar_boundaries_follow_the_closure(closed):
     # a real end is reported as the float it became, an integer end as given
     for kind, name, words, shown in ((float, "p", "a finite real number", "{}.0"), (int, "k", "an integer", "{}")):
         domain = Interval(kind, 0, 1, closed)
-        for end, inside in zip((0, 1), CLOSURES[closed]):
+        for end, inside in zip((0, 1), CLOSURES[closed], strict=True):
             if inside:
                 assert check_scalar(end, name, domain) == end
             else:
@@ -230,7 +237,12 @@ def test_check_int_rejects_non_integers(bad):
 
 @pytest.mark.parametrize(
     "value, low, high, match",
-    [(0, 1, 4, r"t must be an integer in \[1, 4\], got 0"), (5, 1, 4, "got 5"), (-1, 0, None, "t must be an integer >= 0, got -1"), (4, None, 3, "t must be an integer <= 3, got 4")],
+    [
+        (0, 1, 4, r"t must be an integer in \[1, 4\], got 0"),
+        (5, 1, 4, "got 5"),
+        (-1, 0, None, "t must be an integer >= 0, got -1"),
+        (4, None, 3, "t must be an integer <= 3, got 4"),
+    ],
 )
 def test_check_int_range(value, low, high, match):
     with pytest.raises(ValueError, match=match):
@@ -403,7 +415,12 @@ def test_check_boolean_rows_converts():
         ([[0, np.nan]], None, ValueError, r"X must be Boolean \(entries 0 or 1\), got NaN"),
         ([[0, np.inf]], None, ValueError, r"got .*inf"),
         ([[1, -1]], None, ValueError, r"got .*-1"),
-        (np.zeros((2, 2, 2)), None, ValueError, r"one instance \(1-D\) or a matrix of instances \(2-D\), got shape \(2, 2, 2\)"),
+        (
+            np.zeros((2, 2, 2)),
+            None,
+            ValueError,
+            r"one instance \(1-D\) or a matrix of instances \(2-D\), got shape \(2, 2, 2\)",
+        ),
         (np.float64(1.0), None, ValueError, r"got shape \(\)"),
         ([["0", "1"]], None, TypeError, "X must be a numeric 0/1 array, got dtype"),
         (np.array([[0, None]], dtype=object), None, TypeError, "got dtype object"),

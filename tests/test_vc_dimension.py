@@ -1,4 +1,5 @@
 """VC dimension and shattering (onlinelib.version_space; book chapter 1, theorem "Ldim is at least VC")."""
+
 import numpy as np
 import pytest
 
@@ -34,9 +35,10 @@ def test_vc_at_most_ldim_on_random_classes():
         assert vc <= ol.littlestone_dimension(cls) <= ol.halving_bound(cls.size)
         # brute force: some set of size vc is shattered and no set of size vc + 1 is
         from itertools import combinations
-        sets = lambda k: combinations(range(cls.n_instances), k)  # noqa: E731
-        assert any(ol.shatters(cls, list(s)) for s in sets(vc))
-        assert not any(ol.shatters(cls, list(s)) for s in sets(vc + 1))
+
+        instances = range(cls.n_instances)
+        assert any(ol.shatters(cls, list(s)) for s in combinations(instances, vc))
+        assert not any(ol.shatters(cls, list(s)) for s in combinations(instances, vc + 1))
 
 
 def test_shatters():

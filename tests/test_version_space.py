@@ -1,4 +1,5 @@
 """Tests for onlinelib.version_space: Halving, SOA, Randomized Halving, Ldim, worst-case search."""
+
 from fractions import Fraction
 from functools import lru_cache
 
@@ -8,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from examples import EIGHT
 from onlinelib import (
     SOA,
     ConceptClass,
@@ -25,8 +27,6 @@ from onlinelib import (
     thresholds,
     worst_case_mistakes,
 )
-
-from examples import EIGHT
 
 VARIANTS = ("on_elimination", "every_round")
 PROPERTY = settings(max_examples=100, deadline=None, database=None)
@@ -94,7 +94,9 @@ def small_tables(draw, max_concepts=7, max_instances=6):
 # thresholds(3): rows s = 0..3 are [1,1,1], [0,1,1], [0,0,1], [0,0,0].
 # X = [2, 0, 2], y = [+1, -1, -1]: V_1 = {0,1,2}, V_2 = {1,2}, V_3 = {} (both have x2 = 1).
 BAD_X, BAD_Y = [2, 0, 2], [1, -1, -1]
-EMPTY_AT_3 = r"consistent with no concept of thresholds on 3 points: the version space became empty at round 3 \(x = 2, y = -1\)"
+EMPTY_AT_3 = (
+    r"consistent with no concept of thresholds on 3 points: the version space became empty at round 3 \(x = 2, y = -1\)"
+)
 
 
 def make_learner(kind, cls, seed=0):
@@ -337,8 +339,16 @@ def test_ldim_split_class_matches_reference():
 
 @pytest.mark.parametrize(
     "cls",
-    [thresholds(1), thresholds(7), thresholds(12), singletons(6), singletons(4, False), all_concepts(3),
-     monotone_disjunctions(2), monotone_disjunctions(3, max_terms=1)],
+    [
+        thresholds(1),
+        thresholds(7),
+        thresholds(12),
+        singletons(6),
+        singletons(4, False),
+        all_concepts(3),
+        monotone_disjunctions(2),
+        monotone_disjunctions(3, max_terms=1),
+    ],
     ids=lambda c: c.name,
 )
 def test_worst_case_mistakes_named_classes(cls):
@@ -420,7 +430,7 @@ def test_simulate_reproducible(redraw):
 @pytest.mark.parametrize("kind", ALL_KINDS)
 def test_inconsistent_stream_update_names_round_and_keeps_state(kind):
     learner = make_learner(kind, thresholds(3))
-    for x, y in zip(BAD_X[:2], BAD_Y[:2]):
+    for x, y in zip(BAD_X[:2], BAD_Y[:2], strict=True):
         learner.predict(x)
         learner.update(x, y)
     learner.predict(BAD_X[2])
@@ -472,8 +482,11 @@ def test_inconsistent_first_round():
 # =========================================================================== bad input
 @pytest.mark.parametrize("maker", [Halving, SOA, lambda c: RandomizedHalving(c, np.random.default_rng(0))])
 def test_learners_reject_non_class(maker):
-    with pytest.raises(TypeError, match=r"concept_class must be an onlinelib.ConceptClass, got ndarray "
-                                        r"\(wrap a Boolean table as onlinelib.ConceptClass\(table\)\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"concept_class must be an onlinelib.ConceptClass, got ndarray "
+        r"\(wrap a Boolean table as onlinelib.ConceptClass\(table\)\)",
+    ):
         maker(np.eye(3, dtype=bool))
     with pytest.raises(TypeError, match=r"got str$"):
         maker("thresholds")
@@ -599,7 +612,7 @@ def test_property_halving_bound_invariant_and_target_alive(case):
     assert tr.n_mistakes <= floor_lg(cls.size)
     # proof invariant |V_t| <= |C| / 2^{M_t}, in integers, on every round t = 0..T
     sizes = tr.observed["|V|"].astype(np.int64)
-    assert np.all(sizes * 2 ** tr.mistakes_so_far <= cls.size)
+    assert np.all(sizes * 2**tr.mistakes_so_far <= cls.size)
     assert np.all(tr.observed["target"] == 1)
 
 
@@ -631,7 +644,7 @@ def test_property_randomized_halving_target_alive(case, redraw, seed):
 def test_property_randomized_halving_predicts_with_a_concept_of_V(case, redraw, seed):
     cls, target, X, y = case
     learner = RandomizedHalving(cls, np.random.default_rng(seed), redraw)
-    for x, label in zip(X.tolist(), y.tolist()):
+    for x, label in zip(X.tolist(), y.tolist(), strict=True):
         p = learner.predict(x)
         assert learner.held is not None and learner.alive[learner.held]
         assert p == (1 if cls.table[learner.held, x] else -1)
@@ -651,7 +664,7 @@ def test_property_version_space_matches_brute_force(case, kind, seed):
     cls, target, X, y = case
     learner = make_learner(kind, cls, seed)
     consistent = np.ones(cls.size, dtype=bool)
-    for x, label in zip(X.tolist(), y.tolist()):
+    for x, label in zip(X.tolist(), y.tolist(), strict=True):
         p = learner.predict(x)
         if kind == "halving":
             pos = int(cls.table[consistent, x].sum())
@@ -671,7 +684,7 @@ def test_property_halving_bound_large_classes(case):
     cls, target, X, y = case
     tr = run(Halving(cls), X, y, observe={"|V|": lambda L: L.size})
     assert tr.n_mistakes <= floor_lg(cls.size)
-    assert np.all(tr.observed["|V|"].astype(np.int64) * 2 ** tr.mistakes_so_far <= cls.size)
+    assert np.all(tr.observed["|V|"].astype(np.int64) * 2**tr.mistakes_so_far <= cls.size)
 
 
 @PROPERTY
@@ -680,7 +693,7 @@ def test_property_expected_mistakes_matches_reference_large_classes(case):
     cls, target, X, y = case
     consistent = np.ones(cls.size, dtype=bool)
     expected = Fraction(0)
-    for x, label in zip(X.tolist(), y.tolist()):
+    for x, label in zip(X.tolist(), y.tolist(), strict=True):
         keep = consistent & (cls.table[:, x] == (label == 1))
         expected += Fraction(int(consistent.sum() - keep.sum()), int(consistent.sum()))
         consistent = keep

@@ -16,6 +16,7 @@
 Conventions as in ``onlinelib.directed_drift``: w* and w in {-1, 1}^n, every
 example positive, a mistake is <w, u> < 0.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -104,7 +105,7 @@ def enumerate_rates(n: int, d: int) -> tuple[Fraction, Fraction]:
     mistake = Fraction(int(wrong.sum()), len(U))
     if not wrong.any():
         return mistake, Fraction(0)
-    share = sum(Fraction(int(g), int(t)) for g, t in zip(good, total))
+    share = sum(Fraction(int(g), int(t)) for g, t in zip(good, total, strict=True))
     return mistake, share / int(wrong.sum())
 
 
@@ -180,14 +181,14 @@ def batch_scaling(
     out["finished"] = np.empty(len(ns))
     out["runs"] = []
     sizes = []
-    for i, (n, t) in enumerate(zip(ns, trials)):
+    for i, (n, t) in enumerate(zip(ns, trials, strict=True)):
         batch_size = None if m is None or kwargs["batch"] is None else check_int(m(n), "m(n)", 1)
         learner = DirectedDrift(n, None, m=batch_size, **kwargs)
         sizes.append(learner.m)
         w0 = (2 * rng.integers(0, 2, size=(t, n)) - 1).astype(np.int8)
         run = learner.simulate(np.ones(n, dtype=np.int8), t, rng, w0=w0, max_examples=max_examples)
         d0 = (w0 < 0).sum(axis=1)
-        for name, values in zip(names, (run.mistakes, run.examples, d0, run.bad_flips)):
+        for name, values in zip(names, (run.mistakes, run.examples, d0, run.bad_flips), strict=True):
             values = np.asarray(values, dtype=float)
             out[name][i] = values.mean()
             out[f"{name}_sem"][i] = values.std(ddof=1) / math.sqrt(t)
@@ -225,8 +226,7 @@ def plot_growth(ns: Any, log_mistakes: Any, ax: Any = None) -> Any:
     ax.plot(ns[~odd], rate[~odd], "s-", ms=3, color="C3", label="even n (exact chain)")
     ax.axhline(math.log(2), color="black", ls="--", lw=1, label="ln 2")
     ax.axhline(0.139, color="C2", ls=":", lw=1.5, label="0.139 (the source)")
-    ax.set(xscale="log", xlabel="n", ylabel="ln E[M] / n", ylim=(0, 0.75),
-           title="Algorithm D from a random start")
+    ax.set(xscale="log", xlabel="n", ylabel="ln E[M] / n", ylim=(0, 0.75), title="Algorithm D from a random start")
     ax.legend(fontsize=8, loc="lower right")
     return ax
 
@@ -243,8 +243,13 @@ def plot_wrong_stop(ns: Any, table: dict[float, Any], ax: Any = None) -> Any:
             raise ValueError(f"table[{delta}] must have one entry per n")
         ax.plot(ns, probs, "o-", ms=3, color=f"C{i}", label=f"delta = {delta:g}")
         ax.axhline(delta, color=f"C{i}", ls=":", lw=1)
-    ax.set(yscale="log", xlabel="n", ylabel="P(stop at w != w*)", ylim=(1e-4, 1.5),
-           title="Step D3 from a random start (dotted: delta)")
+    ax.set(
+        yscale="log",
+        xlabel="n",
+        ylabel="P(stop at w != w*)",
+        ylim=(1e-4, 1.5),
+        title="Step D3 from a random start (dotted: delta)",
+    )
     ax.legend(fontsize=8, loc="lower right")
     return ax
 
@@ -260,15 +265,23 @@ def plot_batch(results: Sequence[dict[str, Any]], axes: Any = None) -> np.ndarra
     axes = axes_row(axes, 2, (11, 4.0))
     for i, res in enumerate(results):
         n = np.asarray(res["n"], dtype=float)
-        for ax, key in zip(axes, ("mistakes", "examples")):
+        for ax, key in zip(axes, ("mistakes", "examples"), strict=True):
             mean = np.asarray(res[key], dtype=float)
             slope, _ = fit_slope(n, mean)
-            ax.errorbar(n, mean, yerr=2 * np.asarray(res[f"{key}_sem"]), fmt="o-", ms=3,
-                        capsize=2, color=f"C{i}", label=f"{res['mode']}: slope {slope:.2f}")
+            ax.errorbar(
+                n,
+                mean,
+                yerr=2 * np.asarray(res[f"{key}_sem"]),
+                fmt="o-",
+                ms=3,
+                capsize=2,
+                color=f"C{i}",
+                label=f"{res['mode']}: slope {slope:.2f}",
+            )
     from matplotlib.ticker import NullFormatter, NullLocator
 
     ticks = sorted({int(n) for res in results for n in res["n"]})
-    for ax, key in zip(axes, ("mistakes", "examples drawn (votes included)")):
+    for ax, key in zip(axes, ("mistakes", "examples drawn (votes included)"), strict=True):
         ax.set(xscale="log", yscale="log", xlabel="n", ylabel=key)
         ax.xaxis.set_minor_locator(NullLocator())
         ax.xaxis.set_minor_formatter(NullFormatter())
@@ -282,8 +295,9 @@ def plot_batch(results: Sequence[dict[str, Any]], axes: Any = None) -> np.ndarra
 # -- the explorer's experiment --------------------------------------------------------------------
 
 
-def explore_drift(n: int, delta: float, mode: str, m: int | None, trials: int,
-                  rng: np.random.Generator, max_examples: int = 2 * 10**6) -> dict[str, Any]:
+def explore_drift(
+    n: int, delta: float, mode: str, m: int | None, trials: int, rng: np.random.Generator, max_examples: int = 2 * 10**6
+) -> dict[str, Any]:
     """Run ``trials`` copies of one mode with the stopping rule D3 (chapter 7, the explorer).
 
     Parameters
@@ -319,9 +333,17 @@ def explore_drift(n: int, delta: float, mode: str, m: int | None, trials: int,
     chain = None
     if kwargs["batch"] is None:
         chain = DirectedDriftChain(n).wrong_stop_probability(delta)
-    return {"n": n, "delta": delta, "mode": mode, "m": learner.m, "trials": trials,
-            "threshold": confidence_threshold(n, delta), "run": run, "wrong": wrong,
-            "chain_wrong": chain}
+    return {
+        "n": n,
+        "delta": delta,
+        "mode": mode,
+        "m": learner.m,
+        "trials": trials,
+        "threshold": confidence_threshold(n, delta),
+        "run": run,
+        "wrong": wrong,
+        "chain_wrong": chain,
+    }
 
 
 def plot_explore(result: dict[str, Any], axes: Any = None) -> np.ndarray:
@@ -335,8 +357,7 @@ def plot_explore(result: dict[str, Any], axes: Any = None) -> np.ndarray:
     mean, sem = run.mean_and_sem()
     ax.axvline(max(mean, 1), color="black", ls="--", lw=1, label=f"mean {mean:.1f} ± {sem:.1f}")
     ax.set(xscale="log", xlabel="mistakes in a run (0 drawn at 1)", ylabel="runs")
-    ax.set_title(f"{result['mode']}, n = {result['n']}, m = {result['m']}, "
-                 f"T* = {result['threshold']}", fontsize=10)
+    ax.set_title(f"{result['mode']}, n = {result['n']}, m = {result['m']}, T* = {result['threshold']}", fontsize=10)
     ax.legend(fontsize=8)
     ax = axes[1]
     final = np.asarray(run.final_distance)[run.finished]

@@ -17,6 +17,7 @@
 * ``hedge_run``: Hedge (exponential weights) on losses in [0, 1], with a fixed
   rate or a schedule eta_t (the anytime rate), and the quantities of its proof.
 """
+
 from __future__ import annotations
 
 import math
@@ -114,9 +115,7 @@ def best_expert_curve(P: Any, y: Any) -> np.ndarray:
     return out
 
 
-def compare_experts(
-    kind: str, n_experts: int, eta: float, horizon: int, rng: np.random.Generator
-) -> dict[str, Any]:
+def compare_experts(kind: str, n_experts: int, eta: float, horizon: int, rng: np.random.Generator) -> dict[str, Any]:
     """Run WMA (and RWMA's exact expectation) on one stream; measure the proof's quantities.
 
     Returns
@@ -186,11 +185,18 @@ def adversary_regret(n_experts: int, horizons: Any, rng: np.random.Generator) ->
         r = weighted_majority_run(P, y, eta)
         m = r.best_expert_mistakes
         rows.append(
-            (T, eta, r.mistakes, m, r.expected_mistakes, rwma_tuned_regret_bound(n, T),
-             (1 + 2 * eta) * m + 2 * math.log(n) / eta)
+            (
+                T,
+                eta,
+                r.mistakes,
+                m,
+                r.expected_mistakes,
+                rwma_tuned_regret_bound(n, T),
+                (1 + 2 * eta) * m + 2 * math.log(n) / eta,
+            )
         )
     cols = np.array(rows, dtype=float).T
-    out = dict(zip(("T", "eta", "M", "m", "expected", "tuned_bound", "wma_standard_regret"), cols))
+    out = dict(zip(("T", "eta", "M", "m", "expected", "tuned_bound", "wma_standard_regret"), cols, strict=True))
     out["wma_regret"] = out["M"] - out["m"]
     out["rwma_regret"] = out["expected"] - out["m"]
     return out
@@ -227,7 +233,7 @@ def exact_wma_replay(P: Any, y: Any, eta: float, band: float = 1e-6) -> dict[str
     near = np.flatnonzero(np.abs(vote) <= band * total)
     ties = 0
     for t in near.tolist():
-        exact = sum(int(p) * factor ** int(e) for p, e in zip(P[t], excess[t]))
+        exact = sum(int(p) * factor ** int(e) for p, e in zip(P[t], excess[t], strict=True))
         ties += exact == 0
         predictions[t] = 1 if exact >= 0 else -1
     return {
@@ -328,7 +334,7 @@ def rwma_against_punisher(
     sum_F = np.zeros(trials)
     rows = np.arange(trials)
     last = None
-    for t in range(T):
+    for _t in range(T):
         advice = np.where(rng.random((trials, n)) < 0.5, 1, -1).astype(np.int8)
         if last is None:
             outcome = np.where(rng.random(trials) < 0.5, 1, -1).astype(np.int8)

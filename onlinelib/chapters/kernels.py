@@ -24,6 +24,7 @@
 Conventions as in ``onlinelib.kernels.KernelPerceptron``: labels ±1, instances
 in {0,1}^n, scores are exact Python integers.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -192,7 +193,7 @@ def theorem4_experiment(
     learner = KernelPerceptron(n, monotone_monomials(), convention=convention)
     scores: list[int] = []
     predictions = np.empty(len(y), dtype=np.int8)
-    for t, (x, label) in enumerate(zip(X, y)):
+    for t, (x, label) in enumerate(zip(X, y, strict=True)):
         score = learner.score(x)
         scores.append(score)
         positive = score >= 0 if convention == "nonnegative" else score > 0
@@ -365,8 +366,7 @@ def plot_theorem4(result: dict[str, Any], axes: Any = None) -> np.ndarray:
     ax.plot(rounds, cumulative, color="C3", label=f"mistakes: {result['n_mistakes']}")
     if result["predicted"] is not None:
         extra = 2 if result["convention"] == "nonnegative" else 1
-        ax.axhline(result["predicted"], color="black", ls="--", lw=1,
-                   label=f"{extra} + t = {result['predicted']}")
+        ax.axhline(result["predicted"], color="black", ls="--", lw=1, label=f"{extra} + t = {result['predicted']}")
     ax.set(xlabel="round", ylabel="mistakes so far")
     ax.set_title(f"{result['size']} sets of {result['requested']} requested", fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
@@ -413,8 +413,13 @@ def plot_dual_cost(cost: dict[str, Any], axes: Any = None) -> np.ndarray:
     support = np.asarray(cost["support"])
     ax = axes[0]
     ax.plot(support, cost["evaluations"], ".", ms=3, color="C0", label="kernel values per prediction")
-    ax.axhline(float(cost["dimension"]), color="black", ls="--", lw=1,
-               label=f"features of the primal: {float(cost['dimension']):.3g}")
+    ax.axhline(
+        float(cost["dimension"]),
+        color="black",
+        ls="--",
+        lw=1,
+        label=f"features of the primal: {float(cost['dimension']):.3g}",
+    )
     ax.set(xlabel="|M| before the prediction", ylabel="kernel values", yscale="log")
     ax.set_title(f"n = {cost['n']}", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
@@ -447,6 +452,9 @@ def max_margin_experiment(n_values: Any, m: int, n_test: int, rng: np.random.Gen
     rng = check_rng(rng)
     m = check_int(m, "m", low=1)
     n_test = check_int(n_test, "n_test", low=1)
+    n_values = list(n_values)
+    if not n_values:
+        raise ValueError("n_values must hold at least one n, got an empty sequence")
     kernel = all_conjunctions()
     rows = []
     for n in n_values:
@@ -459,7 +467,15 @@ def max_margin_experiment(n_values: Any, m: int, n_test: int, rng: np.random.Gen
         margins = y * (gram @ (alpha * y))
         scores = np.exp2(kernel.counts(Z, X) - n) @ (alpha * y)
         epsilon = np.max(gram.sum(axis=1) - np.diag(gram))  # entries are positive
-        rows.append((n, np.mean(np.where(scores >= 0, 1, -1) != y_test), margins.min(),
-                     np.max(alpha * np.abs(margins - 1)), np.max(np.abs(alpha - 1)), epsilon))
+        rows.append(
+            (
+                n,
+                np.mean(np.where(scores >= 0, 1, -1) != y_test),
+                margins.min(),
+                np.max(alpha * np.abs(margins - 1)),
+                np.max(np.abs(alpha - 1)),
+                epsilon,
+            )
+        )
     names = ("n", "test_error", "min_margin", "max_slack", "alpha_spread", "epsilon")
-    return {name: np.array(column) for name, column in zip(names, zip(*rows))}
+    return {name: np.array(column) for name, column in zip(names, zip(*rows, strict=True), strict=True)}

@@ -22,6 +22,7 @@
 Conventions as in ``onlinelib.learning_curves``: centred Gaussian inputs,
 unit teacher and student, ``alpha = t/N``, ``eps_g = p + (1-2p) arccos(R)/pi``.
 """
+
 from __future__ import annotations
 
 import math
@@ -138,8 +139,9 @@ def noisy_mean_drift(W: Any, W0: Any, U: Any, p: float, rule: str = "plain") -> 
     q, q0 = float(W @ U), float(W0 @ U)
     dens = lambda x: math.exp(-x * x / 2.0) / math.sqrt(2.0 * math.pi)  # noqa: E731
     if rule == "plain":
-        return 0.5 * ((1 - 2 * p) * ((1 - 2 * _tail(q0)) * U + 2 * dens(q0) * W0)
-                      - (1 - 2 * _tail(q)) * U - 2 * dens(q) * W)
+        return 0.5 * (
+            (1 - 2 * p) * ((1 - 2 * _tail(q0)) * U + 2 * dens(q0) * W0) - (1 - 2 * _tail(q)) * U - 2 * dens(q) * W
+        )
     if q0 == 0.0:
         raise ValueError("the robust rule needs W0.U != 0")
     return dens(q0) * (1 - 2 * _tail(q)) / (1 - 2 * _tail(q0)) * W0 - dens(q) * W
@@ -172,11 +174,15 @@ def noisy_error_batch(R: Any, q: Any, q0: float, p: float) -> np.ndarray:
     qs = np.where(edge, 1.0, q)
     h, k = np.full(qs.shape, -q0 if q0 != 0.0 else 1.0), -qs
     s = np.sqrt(1.0 - Rs * Rs)
-    phi2 = (0.5 * special.ndtr(h) + 0.5 * special.ndtr(k)
-            - special.owens_t(h, (k - Rs * h) / (h * s)) - special.owens_t(k, (h - Rs * k) / (k * s))
-            - np.where(h * k > 0, 0.0, 0.5))
+    phi2 = (
+        0.5 * special.ndtr(h)
+        + 0.5 * special.ndtr(k)
+        - special.owens_t(h, (k - Rs * h) / (h * s))
+        - special.owens_t(k, (h - Rs * k) / (k * s))
+        - np.where(h * k > 0, 0.0, 0.5)
+    )
     out = p + (1 - 2 * p) * (special.ndtr(-q0) + special.ndtr(-qs) - 2 * phi2)
-    for idx in zip(*np.nonzero(edge)):
+    for idx in zip(*np.nonzero(edge), strict=True):
         out[idx] = noisy_generalization_error(float(R[idx]), float(q[idx]), q0, p)
     return out.reshape(shape)
 
@@ -264,12 +270,25 @@ def explore_learning_curve(
     alphas = _alpha_grid(alpha_max)
     R = integrate_R(alphas, schedule, 0.0, p=p)
     ode = p + (1.0 - 2.0 * p) * np.arccos(np.clip(R, -1.0, 1.0)) / np.pi
-    sim = simulate_normalized_perceptron(N, alpha_max * N, runs, np.random.default_rng(seed), schedule,
-                                         p=p, record=alphas)
+    sim = simulate_normalized_perceptron(
+        N, alpha_max * N, runs, np.random.default_rng(seed), schedule, p=p, record=alphas
+    )
     eps = sim.eps_g
-    return {"eta0": eta0, "z": z, "N": N, "p": p, "runs": runs, "alpha_max": alpha_max, "seed": seed,
-            "schedule": schedule, "alpha": alphas, "ode": ode, "mean": eps.mean(axis=0),
-            "sem": eps.std(axis=0, ddof=1) / math.sqrt(runs), "eps": eps}
+    return {
+        "eta0": eta0,
+        "z": z,
+        "N": N,
+        "p": p,
+        "runs": runs,
+        "alpha_max": alpha_max,
+        "seed": seed,
+        "schedule": schedule,
+        "alpha": alphas,
+        "ode": ode,
+        "mean": eps.mean(axis=0),
+        "sem": eps.std(axis=0, ddof=1) / math.sqrt(runs),
+        "eps": eps,
+    }
 
 
 # -- figures -------------------------------------------------------------------------------------
@@ -293,16 +312,27 @@ def plot_explore(result: dict[str, Any], ax: Any = None) -> Any:
     alpha = np.asarray(result["alpha"], dtype=float)
     eta0, z, p = result["eta0"], result["z"], result["p"]
     ax.plot(alpha, result["ode"], "-", color="C0", lw=1.5, label=r"ODE (Eq. 4), $N \to \infty$")
-    ax.errorbar(alpha, result["mean"], yerr=result["sem"], fmt="o", ms=3, capsize=2, color="C3",
-                label=f"simulation, $N$ = {result['N']} (mean ± 1 SE)")
+    ax.errorbar(
+        alpha,
+        result["mean"],
+        yerr=result["sem"],
+        fmt="o",
+        ms=3,
+        capsize=2,
+        color="C3",
+        label=f"simulation, $N$ = {result['N']} (mean ± 1 SE)",
+    )
     if p > 0:
         ax.axhline(p, color="black", ls="--", lw=1, label=f"$p$ = {p:g} ($\\epsilon_g \\geq p$; Eq. 6 needs $p = 0$)")
     elif math.isclose(z, 1.0) and eta0 > 1:
         c = schedule_asymptote(eta0)
         ax.plot(alpha, c / alpha, ":", color="black", lw=1.5, label=f"Eq. 6: {c:.3g}$/\\alpha$")
     ax.set(xscale="log", yscale="log", xlabel=r"$\alpha = t/N$", ylabel=r"generalization error $\epsilon_g$")
-    ax.set_title(f"$\\eta_0$ = {eta0:g}, $z$ = {z:g}, $N$ = {result['N']}, $p$ = {p:g}, {result['runs']} runs\n"
-                 r"$\eta(\alpha) = \min(\eta_0\sqrt{2\pi}/\alpha^z,\ \eta_0\sqrt{2\pi})$", fontsize=9)
+    ax.set_title(
+        f"$\\eta_0$ = {eta0:g}, $z$ = {z:g}, $N$ = {result['N']}, $p$ = {p:g}, {result['runs']} runs\n"
+        r"$\eta(\alpha) = \min(\eta_0\sqrt{2\pi}/\alpha^z,\ \eta_0\sqrt{2\pi})$",
+        fontsize=9,
+    )
     ax.legend(fontsize=8, loc="upper right")
     return ax
 

@@ -4,6 +4,7 @@
 numbers; ``plot_mistake_comparison`` draws them as the chapter's figure, which the explorer
 (``onlinelib.explorers.mistake_explorer``) redraws for other settings.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -139,7 +140,7 @@ def plot_mistake_comparison(result: dict[str, Any], ax: plt.Axes | None = None) 
     colors = [LEARNER_COLORS.get(n, "grey") for n in names]
     positions = np.arange(len(names))
     ax.bar(positions, values, yerr=errors, color=colors, capsize=4, alpha=0.85)
-    for pos, value in zip(positions, values):
+    for pos, value in zip(positions, values, strict=True):
         ax.text(pos, value, f"{value:.2f}".rstrip("0").rstrip("."), ha="center", va="bottom", fontsize=9)
     # Bounds that coincide (Ldim = floor(lg |C|) on thresholds) share one line and one legend entry;
     # drawn apart, one line would hide the other.

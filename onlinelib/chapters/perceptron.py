@@ -12,6 +12,7 @@
   ``plot_perceptron_comparison`` draws them, and
   ``onlinelib.explorers.perceptron_explorer`` redraws the figure for other settings.
 """
+
 from __future__ import annotations
 
 from typing import Any

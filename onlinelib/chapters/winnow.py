@@ -16,6 +16,7 @@ arithmetic (the chapter asserts every adversary count with it). Its proof instru
 w.x > theta (or >= theta with ``positive_at_threshold``), promotions multiply
 the active weights by alpha, demotions divide them.
 """
+
 from __future__ import annotations
 
 import math
@@ -188,8 +189,10 @@ def compare_winnow(
     alpha = check_real(alpha, "alpha", 1)
     theta = winnow2_default_threshold(n) if theta is None else check_real(theta, "theta", 0)
     if alpha * theta < 1:
-        raise ValueError(f"theta must be at least 1 / alpha = {1 / alpha:.6g} (Littlestone's bound needs "
-                         f"1 + log_alpha theta >= 0), got {theta}")
+        raise ValueError(
+            f"theta must be at least 1 / alpha = {1 / alpha:.6g} (Littlestone's bound needs "
+            f"1 + log_alpha theta >= 0), got {theta}"
+        )
     rng = check_rng(rng)
     n_streams = check_int(n_streams, "n_streams", 2)
     length = check_int(length, "length", 1)
@@ -254,10 +257,16 @@ def plot_winnow_comparison(result: dict[str, Any], ax: Any = None) -> Any:
     errors = np.zeros(len(names))
     errors[0] = student_t.ppf(0.975, result["n_streams"] - 1) * result["stderr"]
     ax.bar(
-        positions, demotions, bottom=promotions, color="#ff7f0e", alpha=0.85, label="demotions $m^-$",
-        yerr=errors, capsize=4,
+        positions,
+        demotions,
+        bottom=promotions,
+        color="#ff7f0e",
+        alpha=0.85,
+        label="demotions $m^-$",
+        yerr=errors,
+        capsize=4,
     )
-    for pos, total in zip(positions, promotions + demotions):
+    for pos, total in zip(positions, promotions + demotions, strict=True):
         ax.text(pos, total, f"{total:.1f}".rstrip("0").rstrip("."), ha="center", va="bottom", fontsize=9)
     for name, value in result["bounds"].items():
         ax.axhline(value, label=f"{BOUND_LABELS.get(name, name)} = {value:.3g}", **BOUND_STYLES.get(name, {}))

@@ -8,6 +8,7 @@
   ``plot_winnow1_comparison`` draws them, and ``onlinelib.explorers.winnow1_explorer``
   redraws the figure for other settings.
 """
+
 from __future__ import annotations
 
 import math
@@ -101,9 +102,7 @@ def sparse_disjunction_stream(
     rows = np.sort(rows, axis=1)  # the -1 placeholders come first
     indices = rows[rows >= 0]
     indptr = np.concatenate([[0], np.cumsum(counts)])
-    X = sp.csr_matrix(
-        (np.ones(indices.size), indices, indptr), shape=(length, n)
-    )
+    X = sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(length, n))
     y = np.where(positive, 1, -1).astype(np.int8)
     return X, y, relevant
 
@@ -206,8 +205,7 @@ def compare_winnow1(
         ) + "one all-zero example is shown."
     if theta < 0.5:
         note = (note + " " if note else "") + (
-            "theta < 1/2: the initial weights exceed 2 theta, so Lemma 2 and the "
-            "bound's derivation do not apply."
+            "theta < 1/2: the initial weights exceed 2 theta, so Lemma 2 and the bound's derivation do not apply."
         )
     winnow = Winnow1(n, theta)
     # The block engine is exact for observables of the state (see onlinelib.run).
@@ -257,22 +255,36 @@ def plot_winnow1_comparison(result: dict[str, Any], axes: Any = None) -> Any:
     t = np.arange(result["rounds"] + 1)
     for name in ("Winnow1", "Elimination"):
         color = LEARNER_COLORS[name]
-        left.plot(t, result["cumulative"][name], color=color, drawstyle="steps-post",
-                  label=f"{name}: {result['mistakes'][name]} mistakes")
+        left.plot(
+            t,
+            result["cumulative"][name],
+            color=color,
+            drawstyle="steps-post",
+            label=f"{name}: {result['mistakes'][name]} mistakes",
+        )
         bound = result["bounds"][name]
         left.axhline(bound, color=color, linestyle="--", lw=1, label=f"{name} bound = {bound:.4g}")
     # symlog: Winnow1's tens and Elimination's thousands in one panel, and 0 stays on it
     left.set_yscale("symlog", linthresh=10, linscale=0.5)
-    left.set(xlabel="round t", ylabel="mistakes so far (symlog scale)",
-             title=f"n = {result['n']}, k = {result['k']}, theta = {result['theta']:.4g}")
+    left.set(
+        xlabel="round t",
+        ylabel="mistakes so far (symlog scale)",
+        title=f"n = {result['n']}, k = {result['k']}, theta = {result['theta']:.4g}",
+    )
     top = max(max(result["bounds"].values()), *result["mistakes"].values())
     left.set_ylim(0, 3 * top)
     left.legend(fontsize=8, loc="best", framealpha=0.9)
-    right.plot(t, result["weight_sum"], color=LEARNER_COLORS["Winnow1"], drawstyle="steps-post",
-               label=r"total weight $W_t$")
-    right.plot(t, result["ceiling"], color="black", linestyle="--", drawstyle="steps-post",
-               label=r"$n + (u_t - v_t)\Theta$")
-    right.set(xlabel="round t", ylabel="weight", yscale="log",
-              title=f"{result['stream']}: u = {result['promotions']}, v = {result['eliminations']}")
+    right.plot(
+        t, result["weight_sum"], color=LEARNER_COLORS["Winnow1"], drawstyle="steps-post", label=r"total weight $W_t$"
+    )
+    right.plot(
+        t, result["ceiling"], color="black", linestyle="--", drawstyle="steps-post", label=r"$n + (u_t - v_t)\Theta$"
+    )
+    right.set(
+        xlabel="round t",
+        ylabel="weight",
+        yscale="log",
+        title=f"{result['stream']}: u = {result['promotions']}, v = {result['eliminations']}",
+    )
     right.legend(fontsize=8, loc="best", framealpha=0.9)
     return axes

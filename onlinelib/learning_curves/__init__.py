@@ -38,26 +38,8 @@ Every public name is importable from here: ``from onlinelib.learning_curves
 import integrate_R``. The equations are those reconstructed in MATH.md
 sections 2.1 and 2.2.
 """
+
 from . import noise, parabola, simulation, theory
-from .theory import (
-    ConstantSchedule,
-    PowerSchedule,
-    constant_schedule,
-    fixed_point_error,
-    generalization_error,
-    integrate_R,
-    ode_rhs,
-    power_schedule,
-    schedule_asymptote,
-    small_eta_fixed_point,
-)
-from .simulation import (
-    NormalizedPerceptron,
-    SimulationResult,
-    normalized_perceptron_step,
-    one_step_drift,
-    simulate_normalized_perceptron,
-)
 from .noise import (
     NoiseRobustPerceptron,
     PlaneFixedPoint,
@@ -76,6 +58,25 @@ from .parabola import (
     parabola_error,
     parabola_labels,
     simulate_parabola,
+)
+from .simulation import (
+    NormalizedPerceptron,
+    SimulationResult,
+    normalized_perceptron_step,
+    one_step_drift,
+    simulate_normalized_perceptron,
+)
+from .theory import (
+    ConstantSchedule,
+    PowerSchedule,
+    constant_schedule,
+    fixed_point_error,
+    generalization_error,
+    integrate_R,
+    ode_rhs,
+    power_schedule,
+    schedule_asymptote,
+    small_eta_fixed_point,
 )
 
 __all__ = [*theory.__all__, *simulation.__all__, *noise.__all__, *parabola.__all__]

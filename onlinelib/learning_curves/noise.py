@@ -17,6 +17,7 @@ module gives
 
 The equations are those reconstructed in MATH.md section 2.2.
 """
+
 from __future__ import annotations
 
 import math
@@ -56,6 +57,7 @@ __all__ = [
 # --------------------------------------------------------------------------
 # Section 3: noise and biased inputs, Eqs. (8) and (13)
 # --------------------------------------------------------------------------
+
 
 def _H(x: Any) -> Any:
     return 0.5 * special.erfc(np.asarray(x) / math.sqrt(2.0))
@@ -160,6 +162,7 @@ def _check_geometry(q0: Any, u: Any) -> tuple[float, float]:
 # Section 3: where the eta -> 0 dynamics go, in the plane of W0 and U
 # --------------------------------------------------------------------------
 
+
 def angle_drift(theta: float, p: float, q0: float, u: float, rule: str = "plain") -> float:
     """Mean angular velocity of the student in the (W0, U) plane (chapter 8 (Learning curves), Section 3).
 
@@ -236,7 +239,11 @@ def angle_drift(theta: float, p: float, q0: float, u: float, rule: str = "plain"
     if abs(c) > 1e-12:
         cuts |= {s * (mb - 12.0) / c, s * (mb + 12.0) / c}
     edges = [-np.inf] + sorted(cuts) + [np.inf]
-    dis = sum(integrate.quad(f, lo, hi, epsabs=1e-14, limit=200)[0] for lo, hi in zip(edges, edges[1:]) if lo < hi)
+    dis = sum(
+        integrate.quad(f, lo, hi, epsabs=1e-14, limit=200)[0]
+        for lo, hi in zip(edges, edges[1:], strict=False)
+        if lo < hi
+    )
     return dis + noise
 
 
@@ -291,8 +298,10 @@ def plain_noisy_fixed_point(p: float, q0: float, u: float, *, grid: int = 181) -
     best = None
     for i in range(grid - 1):
         if G[i] > 0.0 >= G[i + 1] or G[i] == 0.0 and (i == 0 or G[i - 1] > 0.0):
-            th = thetas[i] if G[i] == 0.0 else optimize.brentq(
-                angle_drift, thetas[i], thetas[i + 1], args=(p, q0, u), xtol=1e-13
+            th = (
+                thetas[i]
+                if G[i] == 0.0
+                else optimize.brentq(angle_drift, thetas[i], thetas[i + 1], args=(p, q0, u), xtol=1e-13)
             )
             if best is None or abs(th) < abs(best):
                 best = th
@@ -321,6 +330,7 @@ def plain_noise_first_order(p: float, q0: float, u: float) -> float:
 # --------------------------------------------------------------------------
 # Section 3: the robust rule near W0, Eqs. (14)-(18)
 # --------------------------------------------------------------------------
+
 
 def robust_schedule(eta0: float, q0: float, cap: float | None = None) -> PowerSchedule:
     """The robust rule's schedule ``eta = eta0/(2 phi(q0) alpha)`` (chapter 8 (Learning curves), Eq. 17).
@@ -410,10 +420,12 @@ def robust_error_near_optimum(dR: Any, dq: Any, p: float, q0: float) -> Any:
     dR_a, dq_a = np.broadcast_arrays(np.asarray(dR, dtype=float), np.asarray(dq, dtype=float))
     if (dR_a < 0).any() or not np.isfinite(dR_a).all() or not np.isfinite(dq_a).all():
         raise ValueError("dR must be finite and >= 0 (dR = 1 - R) and dq finite")
-    out = np.array([
-        p + (1.0 - 2.0 * p) * _phi(q0) * _mean_abs_normal(q0 * a - b, math.sqrt(2.0 * a))
-        for a, b in zip(dR_a.ravel(), dq_a.ravel())
-    ]).reshape(dR_a.shape)
+    out = np.array(
+        [
+            p + (1.0 - 2.0 * p) * _phi(q0) * _mean_abs_normal(q0 * a - b, math.sqrt(2.0 * a))
+            for a, b in zip(dR_a.ravel(), dq_a.ravel(), strict=True)
+        ]
+    ).reshape(dR_a.shape)
     return float(out) if out.ndim == 0 else out
 
 
@@ -444,6 +456,7 @@ def robust_schedule_asymptote(eta0: float, p: float) -> float:
 # --------------------------------------------------------------------------
 # the noise-robust rule as a single learner (``onlinelib.run``)
 # --------------------------------------------------------------------------
+
 
 class NoiseRobustPerceptron(NormalizedPerceptron):
     """The noise-robust rule of Eqs. 10-13 as an online learner (chapter 8 (Learning curves)).

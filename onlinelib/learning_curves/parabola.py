@@ -7,6 +7,7 @@ target ``w0`` with the gradient rule of Eq. (20). This module gives
 ``simulate_parabola`` (many runs at once, recorded like
 ``simulate_normalized_perceptron``).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,6 +28,7 @@ __all__ = [
 # --------------------------------------------------------------------------
 # Section 4: a thresholded smooth function
 # --------------------------------------------------------------------------
+
 
 def parabola_labels(S: np.ndarray, w: Any) -> np.ndarray:
     """Labels ``sgn(f(s; w))`` of the parabola family (chapter 8 (Learning curves), Section 4, Eq. 19).

@@ -12,6 +12,7 @@ exactly, in ``N`` dimensions or in the reduced three-dimensional form) with its
 learner for ``onlinelib.run``) and ``one_step_drift`` (the Monte Carlo mean
 step that the ODE of ``theory.ode_rhs`` predicts).
 """
+
 from __future__ import annotations
 
 import math
@@ -43,6 +44,7 @@ __all__ = [
 # argument checks
 # --------------------------------------------------------------------------
 
+
 def _check_vector(v: Any, name: str, N: int, *, unit: bool) -> np.ndarray:
     try:
         arr = np.asarray(v, dtype=float)
@@ -73,6 +75,7 @@ def _eta_block(schedule: Callable[[float], float], t: int, B: int, N: int) -> np
 # --------------------------------------------------------------------------
 # simulation: Eq. (2)
 # --------------------------------------------------------------------------
+
 
 def normalized_perceptron_step(
     W: np.ndarray, S: np.ndarray, labels: np.ndarray, eta: float, N: int, T: np.ndarray | None = None
@@ -261,7 +264,7 @@ def simulate_normalized_perceptron(
     if method == "reduced" and not reducible:
         raise ValueError(
             'method="reduced" needs N >= 3 and a fixed shift T in the plane of W0 and U; '
-            f'got N={N}, T={"learned" if learned else "a vector outside that plane"}'
+            f"got N={N}, T={'learned' if learned else 'a vector outside that plane'}"
         )
     if method == "full" or not reducible:
         R_rec, q_rec, W = _simulate_full(W, W0v, Uv, Tv, learned, p, N, n_examples, runs, rng, sched, steps, block)
@@ -335,7 +338,7 @@ def _simulate_full(W, W0v, Uv, Tv, learned, p, N, n_examples, runs, rng, sched, 
                 T_est[ok] = sum_sigma_S[ok] / sum_sigma[ok, None]
                 Tv = T_est
             W = normalized_perceptron_step(W, S, labels, eta, N, Tv)
-            rec.store(t, lambda: W @ W0v, lambda: W @ Uv)
+            rec.store(t, lambda W=W: W @ W0v, lambda W=W: W @ Uv)
     return rec.R, rec.q, W
 
 
@@ -391,8 +394,23 @@ def _simulate_reduced(W, W0v, Uv, Tv, e, p, N, n_examples, runs, rng, sched, ste
         ends = [int(s) - t for s in np.unique(steps[(steps > t) & (steps < t + B)])] + [B]
         start = 0
         for end in ends:
-            _compiled().normalized_perceptron_reduced(a, b, r, x0, x1, g, teacher, positive, steps_eta, start, end,
-                                                   T0, T1, float(N - 3) if N > 3 else 0.0, rng)
+            _compiled().normalized_perceptron_reduced(
+                a,
+                b,
+                r,
+                x0,
+                x1,
+                g,
+                teacher,
+                positive,
+                steps_eta,
+                start,
+                end,
+                T0,
+                T1,
+                float(N - 3) if N > 3 else 0.0,
+                rng,
+            )
             start = end
             rec.store(t + end, lambda: a, lambda: a * q0 + b * u1)
         t += B
@@ -407,6 +425,7 @@ def _simulate_reduced(W, W0v, Uv, Tv, e, p, N, n_examples, runs, rng, sched, ste
 # --------------------------------------------------------------------------
 # a single learner for the online protocol (``onlinelib.run``)
 # --------------------------------------------------------------------------
+
 
 class NormalizedPerceptron:
     """The normalized perceptron of Eq. 2 as an online learner (chapter 8 (Learning curves)).
@@ -463,6 +482,7 @@ class NormalizedPerceptron:
 # --------------------------------------------------------------------------
 # the ODE's drift, measured
 # --------------------------------------------------------------------------
+
 
 def one_step_drift(
     R: float, eta: float, N: int, samples: int, rng: np.random.Generator, p: float = 0.0

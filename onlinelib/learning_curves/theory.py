@@ -18,6 +18,7 @@ argument checks the other parts share (overlaps, the label-flip probability,
 learning-rate schedules). The equations are those reconstructed in MATH.md
 section 2.1.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,6 +52,7 @@ _FLIP_PROBABILITY = Interval(float, 0, 0.5)
 # argument checks
 # --------------------------------------------------------------------------
 
+
 def _check_overlap(R: Any, name: str = "R") -> np.ndarray:
     try:
         arr = np.asarray(R, dtype=float)
@@ -79,7 +81,9 @@ def _eta_value(schedule: Callable[[float], float], alpha: float) -> float:
 def _as_schedule(eta_schedule: Any, name: str = "eta_schedule") -> Callable[[float], float]:
     if callable(eta_schedule):
         return eta_schedule
-    if isinstance(eta_schedule, (int, float, np.integer, np.floating)) and not isinstance(eta_schedule, (bool, np.bool_)):
+    if isinstance(eta_schedule, (int, float, np.integer, np.floating)) and not isinstance(
+        eta_schedule, (bool, np.bool_)
+    ):
         return constant_schedule(check_real(eta_schedule, name, 0.0, strict=False))
     raise TypeError(f"{name} must be a real learning rate >= 0 or a callable alpha -> eta, got {eta_schedule!r}")
 
@@ -87,6 +91,7 @@ def _as_schedule(eta_schedule: Any, name: str = "eta_schedule") -> Callable[[flo
 # --------------------------------------------------------------------------
 # theory: Eqs. (3)-(6)
 # --------------------------------------------------------------------------
+
 
 def generalization_error(R: Any) -> Any:
     """Generalization error of a student with overlap ``R`` (chapter 8 (Learning curves), Eq. 3).
@@ -211,9 +216,7 @@ def integrate_R(
     def f(alpha: float, y: np.ndarray) -> list[float]:
         return [_rhs_d(y[0], _eta_value(schedule, alpha), p)]
 
-    sol = integrate.solve_ivp(
-        f, (alpha0, alphas[-1]), [d0], method="LSODA", t_eval=alphas, rtol=rtol, atol=atol
-    )
+    sol = integrate.solve_ivp(f, (alpha0, alphas[-1]), [d0], method="LSODA", t_eval=alphas, rtol=rtol, atol=atol)
     if not sol.success:  # pragma: no cover - defensive
         raise RuntimeError(f"solve_ivp failed: {sol.message}")
     return 1.0 - np.clip(sol.y[0], 0.0, 2.0)
@@ -279,6 +282,7 @@ def schedule_asymptote(eta0: float) -> float:
 # --------------------------------------------------------------------------
 # schedules
 # --------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ConstantSchedule:

@@ -1,7 +1,8 @@
 # The IPython profile of the kernels that execute the chapters: the book's build sets IPYTHONDIR
 # to _ext/ipython (_ext/kernel_profile.py) and so does conftest.py for nbval, so that a reader's
 # own ~/.ipython (startup files, settings) cannot change a build or a test run.
-# ruff: noqa  (traitlets executes this file with `c`, the config object, already defined)
+# traitlets executes this file with `c`, the config object, already defined (pyproject.toml lets ruff
+# accept the undefined name, F821, in this file only).
 import logging
 
 

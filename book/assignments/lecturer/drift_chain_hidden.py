@@ -3,6 +3,7 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment drift_chain --out scores.csv``.
 """
+
 import numbers
 from fractions import Fraction
 
@@ -14,7 +15,9 @@ KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
 TITLE = "Assignment 5: Directed Drift chain (chapter 7)"
 # What the student writes: absent from the library a graded notebook sees.
 FORBIDDEN = [
-    "onlinelib.DirectedDriftChain", "onlinelib.directed_drift._exact_rates", "onlinelib.directed_drift._log_rates",
+    "onlinelib.DirectedDriftChain",
+    "onlinelib.directed_drift._exact_rates",
+    "onlinelib.directed_drift._log_rates",
 ]
 
 

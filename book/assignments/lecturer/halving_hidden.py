@@ -4,6 +4,7 @@ Lecturer edition only: the student-edition builder removes ``book/assignments/**
 Run by ``python -m booktools grade SUBMISSIONS --assignment halving --out scores.csv``, which calls
 ``grade`` on the class the student's notebook defines under the name ``FUNCTION``.
 """
+
 import numpy as np
 
 import onlinelib as ol
@@ -15,10 +16,16 @@ TITLE = "Assignment 1: Halving (chapter 1)"
 # What the student writes: absent from the library a graded notebook sees. Weighted Majority with
 # eta = 1 over the concept table is Halving too (tests/test_library_shortcut.py), so it goes as well.
 FORBIDDEN = [
-    "onlinelib.Halving", "onlinelib.RandomizedHalving", "onlinelib.SOA",
-    "onlinelib.version_space._VersionSpaceLearner", "onlinelib.version_space._VersionSpace",
-    "onlinelib.version_space._halving_rule", "onlinelib.version_space._majority",
-    "onlinelib.WeightedMajority", "onlinelib.RandomizedWeightedMajority", "onlinelib.weighted_majority_run",
+    "onlinelib.Halving",
+    "onlinelib.RandomizedHalving",
+    "onlinelib.SOA",
+    "onlinelib.version_space._VersionSpaceLearner",
+    "onlinelib.version_space._VersionSpace",
+    "onlinelib.version_space._halving_rule",
+    "onlinelib.version_space._majority",
+    "onlinelib.WeightedMajority",
+    "onlinelib.RandomizedWeightedMajority",
+    "onlinelib.weighted_majority_run",
     "onlinelib.experts._run",
 ]
 
@@ -47,11 +54,16 @@ def streams():
     out.append(checks.Stream("monotone disjunctions of 4 variables, random", X, y, params={"table": _table(disj)}))
     single = ol.singletons(12)
     X, y = ol.one_per_round_adversary(single, target=12, rng=rng)
-    out.append(checks.Stream("singletons on 12 points, one-per-round adversary", X, y, params={"table": _table(single)}))
+    out.append(
+        checks.Stream("singletons on 12 points, one-per-round adversary", X, y, params={"table": _table(single)})
+    )
     # The adaptive adversary of chapter 1, against the reference: every round is a mistake for it.
     adaptive = ol.adaptive_adversary(REFERENCE(_table(every)), every)
-    out.append(checks.Stream("all concepts on 5 points, adaptive adversary", adaptive.X, adaptive.y,
-                             params={"table": _table(every)}))
+    out.append(
+        checks.Stream(
+            "all concepts on 5 points, adaptive adversary", adaptive.X, adaptive.y, params={"table": _table(every)}
+        )
+    )
     return out
 
 

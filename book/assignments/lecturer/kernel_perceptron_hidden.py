@@ -3,6 +3,7 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment kernel_perceptron --out scores.csv``.
 """
+
 import numpy as np
 
 import onlinelib as ol
@@ -26,18 +27,34 @@ def streams():
     rng = np.random.default_rng(20260404)
     out = []
     X, y = ol.monotone_dnf_stream(8, [[0, 1, 2], [3, 4], [5, 6, 7]], 60, rng)
-    out.append(checks.Stream("monotone DNF on 8 variables, monotone monomials", X, y,
-                             params={"n_features": 8, "kernel": ol.monotone_monomials()}))
+    out.append(
+        checks.Stream(
+            "monotone DNF on 8 variables, monotone monomials",
+            X,
+            y,
+            params={"n_features": 8, "kernel": ol.monotone_monomials()},
+        )
+    )
     X, y = ol.monotone_dnf_stream(7, [[0, 6], [2]], 50, rng, density=0.4)
-    out.append(checks.Stream("DNF on 7 variables, all conjunctions", X, y,
-                             params={"n_features": 7, "kernel": ol.all_conjunctions()}))
+    out.append(
+        checks.Stream(
+            "DNF on 7 variables, all conjunctions", X, y, params={"n_features": 7, "kernel": ol.all_conjunctions()}
+        )
+    )
     X, y = ol.monotone_dnf_stream(9, [[1, 2], [4, 8]], 60, rng)
-    out.append(checks.Stream("DNF on 9 variables, conjunctions of at most 2 literals", X, y,
-                             params={"n_features": 9, "kernel": ol.bounded_conjunctions(2)}))
+    out.append(
+        checks.Stream(
+            "DNF on 9 variables, conjunctions of at most 2 literals",
+            X,
+            y,
+            params={"n_features": 9, "kernel": ol.bounded_conjunctions(2)},
+        )
+    )
     family = ol.constant_weight_family(16, 4, 1, 12, rng)
     X, y = ol.theorem4_stream(family)
-    out.append(checks.Stream("Theorem 4 stream, n = 16", X, y,
-                             params={"n_features": 16, "kernel": ol.monotone_monomials()}))
+    out.append(
+        checks.Stream("Theorem 4 stream, n = 16", X, y, params={"n_features": 16, "kernel": ol.monotone_monomials()})
+    )
     # n = 70: 2^70 does not fit in int64, so the scores must be exact Python ints.
     n = 70
     X = np.zeros((4, n), dtype=np.uint8)
@@ -45,11 +62,20 @@ def streams():
     X[2, :69] = 1
     X[3, :35] = 1
     y = np.array([-1, 1, -1, -1], dtype=np.int8)
-    out.append(checks.Stream("n = 70, kernel values beyond 2^63", X, y,
-                             params={"n_features": n, "kernel": ol.monotone_monomials()}))
+    out.append(
+        checks.Stream(
+            "n = 70, kernel values beyond 2^63", X, y, params={"n_features": n, "kernel": ol.monotone_monomials()}
+        )
+    )
     X, y = float_rounding_stream()
-    out.append(checks.Stream("n = 70, a score of -1 that float sums round to 0 (+1)", X, y,
-                             params={"n_features": 70, "kernel": ol.monotone_monomials()}))
+    out.append(
+        checks.Stream(
+            "n = 70, a score of -1 that float sums round to 0 (+1)",
+            X,
+            y,
+            params={"n_features": 70, "kernel": ol.monotone_monomials()},
+        )
+    )
     return out
 
 

@@ -3,6 +3,7 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment normalized_step --out scores.csv``.
 """
+
 import numpy as np
 
 from booktools import checks
@@ -18,10 +19,15 @@ TITLE = "Assignment 6: normalized perceptron step (chapter 8)"
 # p-norm algorithm with p = 2) with its weights set to W N / eta takes the same step on a mistake, so
 # they go too (tests/test_library_shortcut.py).
 FORBIDDEN = [
-    "onlinelib.learning_curves.normalized_perceptron_step", "onlinelib.learning_curves.simulate_normalized_perceptron",
-    "onlinelib.learning_curves.simulation._simulate_full", "onlinelib.learning_curves.simulation._simulate_reduced",
-    "onlinelib.learning_curves.NormalizedPerceptron", "onlinelib.learning_curves.NoiseRobustPerceptron",
-    "onlinelib.learning_curves.one_step_drift", "onlinelib.Perceptron", "onlinelib.PNormPerceptron",
+    "onlinelib.learning_curves.normalized_perceptron_step",
+    "onlinelib.learning_curves.simulate_normalized_perceptron",
+    "onlinelib.learning_curves.simulation._simulate_full",
+    "onlinelib.learning_curves.simulation._simulate_reduced",
+    "onlinelib.learning_curves.NormalizedPerceptron",
+    "onlinelib.learning_curves.NoiseRobustPerceptron",
+    "onlinelib.learning_curves.one_step_drift",
+    "onlinelib.Perceptron",
+    "onlinelib.PNormPerceptron",
 ]
 
 
@@ -52,18 +58,26 @@ def cases():
     out.append(checks.Case("a mistake with eta = 0 and |W| = 3: returns W/|W|", (W, -W, 1, 0.0)))
     out.append(checks.Case("N = 1, a mistake", (np.array([1.0]), np.array([2.0]), -1, 5.0)))
     e = np.eye(10)
-    out.append(checks.Case("W . S = 0 and label +1, |W| != 1: correct, returns W/|W|",
-                           (2.5 * e[3] - 0.5 * e[5], e[7], 1, 1.0)))
+    out.append(
+        checks.Case("W . S = 0 and label +1, |W| != 1: correct, returns W/|W|", (2.5 * e[3] - 0.5 * e[5], e[7], 1, 1.0))
+    )
     out.append(checks.Case("W . S = 0 and label -1: a mistake", (_unit(e[0] + e[1]), e[0] - e[1], -1, 4.0)))
     W = 0.37 * _unit(rng.normal(size=40))
     S = rng.normal(size=40)
     out.append(checks.Case("|W| = 0.37, a correct prediction: returns W/|W|", (W, S, 1 if W @ S >= 0 else -1, 2.0)))
     W = 4.2 * _unit(rng.normal(size=25))
     S = rng.normal(size=25)
-    out.append(checks.Case("|W| = 4.2, a mistake: W + (eta/N) label S from W itself, then W'/|W'|",
-                           (W, S, -1 if W @ S >= 0 else 1, 2.0)))
-    out.append(checks.Case("N = 1, W = [-0.5], a correct prediction: returns [-1]",
-                           (np.array([-0.5]), np.array([3.0]), -1, 1.0)))
+    out.append(
+        checks.Case(
+            "|W| = 4.2, a mistake: W + (eta/N) label S from W itself, then W'/|W'|",
+            (W, S, -1 if W @ S >= 0 else 1, 2.0),
+        )
+    )
+    out.append(
+        checks.Case(
+            "N = 1, W = [-0.5], a correct prediction: returns [-1]", (np.array([-0.5]), np.array([3.0]), -1, 1.0)
+        )
+    )
     return out
 
 

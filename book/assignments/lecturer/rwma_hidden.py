@@ -3,6 +3,7 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment rwma --out scores.csv``.
 """
+
 import numpy as np
 
 import onlinelib as ol
@@ -15,10 +16,17 @@ TITLE = "Assignment 3: RWMA expected mistakes (chapter 5)"
 # experts is Randomized Halving, whose exact expectation (and Halving's votes) give F_t, so the
 # version space goes too (tests/test_library_shortcut.py).
 FORBIDDEN = [
-    "onlinelib.weighted_majority_run", "onlinelib.simulate_randomized_weighted_majority",
-    "onlinelib.WeightedMajority", "onlinelib.RandomizedWeightedMajority",
-    "onlinelib.experts._run", "onlinelib.experts._weight_rows", "onlinelib.experts._log_weights", "onlinelib.experts._vote",
-    "onlinelib.Halving", "onlinelib.randomized_halving_expected_mistakes", "onlinelib.version_space._VersionSpace",
+    "onlinelib.weighted_majority_run",
+    "onlinelib.simulate_randomized_weighted_majority",
+    "onlinelib.WeightedMajority",
+    "onlinelib.RandomizedWeightedMajority",
+    "onlinelib.experts._run",
+    "onlinelib.experts._weight_rows",
+    "onlinelib.experts._log_weights",
+    "onlinelib.experts._vote",
+    "onlinelib.Halving",
+    "onlinelib.randomized_halving_expected_mistakes",
+    "onlinelib.version_space._VersionSpace",
 ]
 
 

@@ -9,25 +9,30 @@ one point per stream, counted only on a stream where the learner made the refere
 and its promotions and eliminations (the proof's u and v) in every round: a bound that a learner
 meets by doing nothing (weights all 1, u = v = 0) earns nothing on its own.
 """
+
 import math
 
 import numpy as np
 
-from booktools import checks
 import onlinelib as ol
+from booktools import checks
 
 FUNCTION = "Winnow1Learner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
 TITLE = "Assignment 2: Winnow1 (chapter 2)"
 # What the student writes (Winnow1 and what it is built from): absent from the library a graded notebook sees.
 FORBIDDEN = [
-    "onlinelib.Winnow1", "onlinelib.Winnow2", "onlinelib.linear._Winnow", "onlinelib.linear._ThresholdLearner",
+    "onlinelib.Winnow1",
+    "onlinelib.Winnow2",
+    "onlinelib.linear._Winnow",
+    "onlinelib.linear._ThresholdLearner",
 ]
 
 
 def REFERENCE(n, theta=None):
     """The reference solution: onlinelib's Winnow1 (attributes weights, promotions, eliminations)."""
     return ol.Winnow1(n, theta)
+
 
 STATE = {
     "weights": lambda learner: learner.weights,
@@ -58,17 +63,34 @@ def streams():
     X[4, 9] = 1
     X[5, 10:14] = 1
     y = np.array([-1, -1, 1, -1, 1, -1], dtype=np.int8)
-    out.append(checks.Stream("n = 16, theta = 4, scores equal to theta", X, y, params={"n": n, "theta": 4},
-                             info={"relevant": np.array([9])}))
+    out.append(
+        checks.Stream(
+            "n = 16, theta = 4, scores equal to theta",
+            X,
+            y,
+            params={"n": n, "theta": 4},
+            info={"relevant": np.array([9])},
+        )
+    )
     # n odd: the default theta = n/2 = 17.5 is not an integer. Scores are integers (weights are 0 or
     # powers of 2), so a score of 18 is +1 here and -1 for a threshold rounded up to 18.
     X, y, rel = ol.disjunction_stream(35, 2, 60, rng, active=18)
-    out.append(checks.Stream("n = 35 (odd), default theta = 17.5, 18 active bits", X, y, params={"n": 35},
-                             info={"relevant": rel}))
+    out.append(
+        checks.Stream(
+            "n = 35 (odd), default theta = 17.5, 18 active bits", X, y, params={"n": 35}, info={"relevant": rel}
+        )
+    )
     # A threshold that is not an integer, given explicitly: scores of 3 are +1 (3 > 2.5).
     X, y, rel = ol.disjunction_stream(12, 2, 60, rng, active=3)
-    out.append(checks.Stream("n = 12, k = 2, theta = 2.5 (not an integer), three active bits", X, y,
-                             params={"n": 12, "theta": 2.5}, info={"relevant": rel}))
+    out.append(
+        checks.Stream(
+            "n = 12, k = 2, theta = 2.5 (not an integer), three active bits",
+            X,
+            y,
+            params={"n": 12, "theta": 2.5},
+            info={"relevant": rel},
+        )
+    )
     return out
 
 
@@ -78,7 +100,9 @@ def _theta(stream):
 
 def weight_budget(learner, stream):
     """Lemma (weight budget): W_t <= n + (u_t - v_t) theta."""
-    return float(np.sum(learner.weights)), stream.params["n"] + (learner.promotions - learner.eliminations) * _theta(stream)
+    return float(np.sum(learner.weights)), stream.params["n"] + (learner.promotions - learner.eliminations) * _theta(
+        stream
+    )
 
 
 def nonnegative(learner, stream):
@@ -164,8 +188,13 @@ def _lemmas(student, stream, agreed, report):
     if not agreed.passed:
         gate = checks.compare_learners(student, REFERENCE, [stream], observe=COUNTERS).checks[0]
         if not gate.passed:
-            report.add(name, False, "not earned: the lemmas count only on a stream where the learner makes the "
-                       f"reference's predictions, promotions and eliminations; {gate.message}", stream.points)
+            report.add(
+                name,
+                False,
+                "not earned: the lemmas count only on a stream where the learner makes the "
+                f"reference's predictions, promotions and eliminations; {gate.message}",
+                stream.points,
+            )
             return
     measured = checks.check_bounds(lambda **params: _ReadOncePerRound(student(**params)), [stream], BOUNDS)
     if measured.failures:
@@ -178,6 +207,6 @@ def grade(student) -> checks.GradeReport:
     """One point per stream for agreeing with the reference, one per stream for the lemmas (gated, see _lemmas)."""
     data = streams()
     report = checks.compare_learners(student, REFERENCE, data, observe=STATE, title=TITLE)
-    for stream, agreed in zip(data, list(report.checks)):
+    for stream, agreed in zip(data, list(report.checks), strict=True):
         _lemmas(student, stream, agreed, report)
     return report
