@@ -363,14 +363,9 @@ def _in_plane(Tv: np.ndarray, W0v: np.ndarray, e: np.ndarray | None) -> bool:
     return bool(np.linalg.norm(rest) <= 1e-9 * max(1.0, np.linalg.norm(Tv)))
 
 
-def _compiled() -> Any:
-    """``onlinelib._kernels`` (numba), imported at the first simulation so that ``import onlinelib`` loads no numba."""
-    from .. import _kernels
-
-    return _kernels
-
-
 def _simulate_reduced(W, W0v, Uv, Tv, e, p, N, n_examples, runs, rng, sched, steps, block):
+    from .. import _kernels  # numba, loaded at the first simulation: `import onlinelib` loads none
+
     q0 = 0.0 if Uv is None else float(Uv @ W0v)
     u1 = 0.0 if Uv is None else float(Uv @ e)
     T0, T1 = (0.0, 0.0) if Tv is None else (float(Tv @ W0v), float(Tv @ e))
@@ -394,7 +389,7 @@ def _simulate_reduced(W, W0v, Uv, Tv, e, p, N, n_examples, runs, rng, sched, ste
         ends = [int(s) - t for s in np.unique(steps[(steps > t) & (steps < t + B)])] + [B]
         start = 0
         for end in ends:
-            _compiled().normalized_perceptron_reduced(
+            _kernels.normalized_perceptron_reduced(
                 a,
                 b,
                 r,
