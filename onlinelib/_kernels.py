@@ -11,16 +11,49 @@ column order, which is the same number: adding a product equal to zero leaves
 a finite sum unchanged.
 
 ``first_change_*`` return ``(i, code, score)`` for the first row i on which the
-learner's state would change (code 1), or whose score is not finite (code 2),
-or ``(n, 0, 0.0)`` if there is none; ``score`` is that row's score. A row changes the state when its signed margin
+learner's state would change (``CHANGE``), or that cannot be scored (one of the
+error codes below), or ``(n, NONE, 0.0)`` if there is none; ``score`` is that
+row's score. A row changes the state when its signed margin
 g = orientation * (score - threshold) * y is negative, or zero with
 ``flag_at_zero[y > 0]`` set.
+
+A CSR stream is read where it is, never copied: ``first_change_sparse`` checks each
+row's canonical form as it scores it (column indices strictly increasing and in
+range, no stored zeros; entries equal to 1 for a Boolean learner) and stops at the
+first row that breaks it, which the caller then handles (``onlinelib.linear``).
+
+``play_*`` run a whole stream with the learner's update rule compiled as well
+(chapter 2's Winnow1, chapter 3's Perceptron, chapter 4's Winnow2): they alternate
+``first_change_*`` with the rule applied in place, write the prediction of every
+changing round, count the changes on positive and on negative labels, and return
+``(i, code)``: ``(n, NONE)`` at the end, or the round and code of the row that stopped them.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
+
+NONE, CHANGE, NOT_FINITE, NOT_BOOLEAN, BAD_INDEX, NOT_CANONICAL, BAD_INDPTR = range(7)
+ADDITIVE, ELIMINATE, MULTIPLY = range(3)  # the update rules: Perceptron, Winnow1, Winnow2
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The number of one bits of a uint64, as an int64 (LLVM's ctpop: one instruction with POPCNT).
+
+    Used by the kernel Perceptron's engine (``_kernels_boolean``) and Directed Drift's vote
+    tallies (``_kernels_drift``).
+    """
+    if not isinstance(x, types.Integer):
+        return None
+    sig = types.int64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
 
 
 @njit(cache=True, nogil=True)
@@ -96,16 +129,139 @@ def first_change_dense(X, y, w, bias, threshold, orientation, flag0_negative, fl
 
 
 @njit(cache=True, nogil=True)
-def first_change_sparse(indptr, indices, data, y, w, bias, threshold, orientation, flag0_negative, flag0_positive):
+def first_change_sparse(
+    indptr, indices, data, y, start, w, bias, threshold, orientation, flag0_negative, flag0_positive, boolean
+):
     n = indptr.shape[0] - 1
-    for i in range(n):
+    d = w.shape[0]
+    nnz = indices.shape[0]
+    for i in range(start, n):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        if lo < 0 or lo > hi or hi > nnz:
+            return i, BAD_INDPTR, 0.0
         s = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            s += data[p] * w[indices[p]]
+        previous = -1
+        odd = 1.0  # an entry other than 1: an error for a Boolean learner, once the row is known canonical
+        # unsigned positions and indices: numba then emits no negative-index wraparound,
+        # which would cost a third of the time (the checks here keep them in range)
+        p = np.uint64(lo)
+        end = np.uint64(hi)
+        while p < end:
+            k = indices[p]
+            if k <= previous or k >= d:
+                return i, (BAD_INDEX if k < 0 or k >= d else NOT_CANONICAL), 0.0
+            previous = k
+            x = data[p] * 1.0
+            if x != 1.0:
+                if x == 0.0:
+                    return i, NOT_CANONICAL, 0.0
+                odd = x
+            s += x * w[np.uint64(k)]
+            p += np.uint64(1)
+        if boolean and odd != 1.0:
+            return i, NOT_BOOLEAN, odd
         code = _verdict(s + bias, y[i], threshold, orientation, flag0_negative, flag0_positive)
         if code:
             return i, code, s + bias
-    return n, 0, 0.0
+    return n, NONE, 0.0
+
+
+@njit(cache=True, nogil=True)
+def _prediction(s, threshold, orientation, positive_at_threshold):
+    side = orientation * (s - threshold)
+    return 1 if side > 0.0 or (side == 0.0 and positive_at_threshold) else -1
+
+
+@njit(cache=True, nogil=True)
+def _changed_value(value, x, label, rule, alpha):
+    """A weight after the update of an active feature with value x (x != 0) on label ``label``."""
+    if rule == ADDITIVE:
+        return value + label * x
+    if rule == ELIMINATE:
+        return value * 2.0 if label > 0 else 0.0
+    return value * alpha if label > 0 else value / alpha
+
+
+@njit(cache=True, nogil=True)
+def play_dense(
+    X,
+    y,
+    start,
+    w,
+    state,
+    threshold,
+    orientation,
+    flag0_negative,
+    flag0_positive,
+    positive_at_threshold,
+    rule,
+    alpha,
+    use_bias,
+    predictions,
+    counts,
+):
+    """Rounds start.. of a dense stream; ``state[0]`` is the bias, updated in place with w."""
+    n, d = X.shape
+    i = start
+    while i < n:
+        j, code, s = first_change_dense(
+            X[i:], y[i:], w, state[0], threshold, orientation, flag0_negative, flag0_positive
+        )
+        i += j
+        if code != CHANGE:
+            return i, code
+        label = y[i]
+        predictions[i] = _prediction(s, threshold, orientation, positive_at_threshold)
+        for k in range(d):
+            if X[i, k] != 0.0:
+                w[k] = _changed_value(w[k], X[i, k], label, rule, alpha)
+        if use_bias:
+            state[0] += label
+        counts[0 if label > 0 else 1] += 1
+        i += 1
+    return n, NONE
+
+
+@njit(cache=True, nogil=True)
+def play_sparse(
+    indptr,
+    indices,
+    data,
+    y,
+    start,
+    w,
+    state,
+    threshold,
+    orientation,
+    flag0_negative,
+    flag0_positive,
+    positive_at_threshold,
+    rule,
+    alpha,
+    use_bias,
+    boolean,
+    predictions,
+    counts,
+):
+    """Rounds start.. of a CSR stream, as ``play_dense``; stops at a row that is not canonical."""
+    n = indptr.shape[0] - 1
+    i = start
+    while i < n:
+        i, code, s = first_change_sparse(
+            indptr, indices, data, y, i, w, state[0], threshold, orientation, flag0_negative, flag0_positive, boolean
+        )
+        if code != CHANGE:
+            return i, code
+        label = y[i]
+        predictions[i] = _prediction(s, threshold, orientation, positive_at_threshold)
+        for p in range(indptr[i], indptr[i + 1]):
+            w[indices[p]] = _changed_value(w[indices[p]], data[p] * 1.0, label, rule, alpha)
+        if use_bias:
+            state[0] += label
+        counts[0 if label > 0 else 1] += 1
+        i += 1
+    return n, NONE
 
 
 @njit(cache=True, nogil=True)

@@ -28,11 +28,19 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from .linear import Winnow2
 from .protocol import run
-from .validation import Interval, check_boolean_rows, check_int, check_labels, check_real, check_rng, check_scalar
+from .validation import (
+    Interval,
+    check_boolean_rows,
+    check_int,
+    check_labels,
+    check_real,
+    check_rng,
+    check_scalar,
+    issparse,
+)
 
 __all__ = [
     "CONVENTIONS",
@@ -353,12 +361,14 @@ def chernoff_upper_tail(mean: float, delta: float) -> float:
 MAX_MONOMIAL_VARIABLES = 14
 
 
-def monomial_features(X: Any) -> sp.csr_matrix:
+def monomial_features(X: Any) -> Any:
     """phi(x) over the 2^m - 1 nonempty monotone monomials, as a Boolean CSR matrix.
 
     Column T - 1 stands for the monomial whose variables are the bits of T
     (T = 1..2^m - 1), and phi_T(x) = 1 iff every variable of T is 1 in x.
     """
+    import scipy.sparse as sp
+
     rows = check_boolean_rows(X, "X")
     m = check_scalar(
         rows.shape[1], "m", Interval(int, 1, MAX_MONOMIAL_VARIABLES), why="brute force over the 2^m - 1 monomials"
@@ -414,12 +424,12 @@ class MonomialWinnow(Winnow2):
         super().__init__(2**self.m - 1, alpha=alpha, theta=theta, positive_at_threshold=positive_at_threshold)
 
     def prepare(self, X: Any) -> Any:
-        if sp.issparse(X):
+        if issparse(X):
             return super().prepare(X)
         return super().prepare(monomial_features(check_boolean_rows(X, "X", n_features=self.m)))
 
     def _row(self, x: Any) -> Any:
-        if sp.issparse(x):
+        if issparse(x):
             return super()._row(x)
         arr = np.asarray(x)
         if arr.shape != (self.m,):

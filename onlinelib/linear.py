@@ -6,35 +6,31 @@ All four are *conservative* and *mistake-driven*: their state changes only on
 the rounds their rule says so, every mistake is such a round, and nothing
 changes in between. ``onlinelib.run`` uses this: it asks the learner to ``scan``
 ahead with a compiled kernel for the first round that changes the state, applies
-the ordinary ``update`` there, and carries on. The trace is identical to the
+the ordinary ``update`` there, and carries on. The Perceptron, Winnow1 and Winnow2
+go further: their ``play`` runs the whole stream in compiled code, updates included,
+which ``run`` uses when nothing is observed. The trace is identical to the
 example-by-example loop, because the score of a row is *defined* as the
 sequential sum computed by ``onlinelib._kernels`` (see there), which is the same
-number whether one row or a million are scored.
+number whether one row or a million are scored, and the compiled updates are the
+same floating-point operations as ``update``'s.
+
+A CSR stream is read where it is: a float64 or Boolean CSR matrix is not copied,
+and the kernels check each row's canonical form (sorted, distinct, in-range column
+indices; no stored zeros) as they read it. Only a stream that breaks it is copied,
+once, into canonical form.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from .validation import check_int, check_label, check_real
+from ._lazy import LazyModule
+from .validation import check_int, check_label, check_real, issparse
 
-
-class _LazyKernels:
-    """``onlinelib._kernels`` (numba), imported at the first score, so ``import onlinelib`` loads
-    no numba; the first lookup puts the module itself in ``_kernels``, so later calls pay nothing."""
-
-    def __getattr__(self, name: str) -> Any:
-        module = importlib.import_module("onlinelib._kernels")
-        globals()["_kernels"] = module
-        return getattr(module, name)
-
-
-_kernels: Any = _LazyKernels()
+_kernels: Any = LazyModule("onlinelib._kernels", globals(), "_kernels")  # numba, loaded at first use
 
 __all__ = [
     "Perceptron",
@@ -78,18 +74,21 @@ def winnow2_default_threshold(n_features: int) -> float:
     return float(check_int(n_features, "n_features", low=1))
 
 
-def as_sparse_rows(rows: Any, n_features: int) -> sp.csr_matrix:
+def as_sparse_rows(rows: Any, n_features: int) -> Any:
     """Turn a list of active-index arrays into a Boolean CSR matrix with ``n_features`` columns.
 
-    Row t of the result has ones exactly at the indices ``rows[t]``. A CSR
-    matrix is returned as it is (after a shape check). Used by ``Winnow2`` and
-    ``Winnow1`` for sparse streams (chapter 4).
+    Row t of the result has ones exactly at the indices ``rows[t]``. A scipy
+    sparse matrix is copied into canonical float64 CSR form (sorted indices,
+    duplicates summed, stored zeros removed), after a shape check. Used by
+    ``Winnow2`` and ``Winnow1`` for sparse streams (chapter 4).
 
     Raises
     ------
     ValueError
         If an index is outside [0, n_features), or an index repeats within a row.
     """
+    import scipy.sparse as sp
+
     n_features = check_int(n_features, "n_features", low=1)
     if sp.issparse(rows):
         matrix = sp.csr_matrix(rows, dtype=np.float64, copy=True)
@@ -145,13 +144,24 @@ class _ThresholdLearner:
         ``X`` may be an array of shape (T, n_features), a scipy sparse matrix, or a
         list of 1-D arrays of active feature indices (sparse Boolean rows). A list
         whose rows form a (T, n_features) array is read as dense rows; pass a CSR
-        matrix (``as_sparse_rows``) to make index rows unambiguous.
+        matrix (``as_sparse_rows``) to make index rows unambiguous. A CSR matrix of
+        float64 or bool entries is returned as it is (no copy); its rows are checked
+        by the kernels that read them. Other sparse formats and types are converted.
         """
-        if sp.issparse(X) or (isinstance(X, (list, tuple)) and not _is_dense_rows(X, self.n_features)):
-            matrix = as_sparse_rows(X, self.n_features)
-            if self.boolean_inputs and matrix.nnz and not np.all(matrix.data == 1):
-                raise ValueError("X must be Boolean: every stored entry of a sparse row must be 1")
+        if issparse(X):
+            import scipy.sparse as sp
+
+            # a csr_array is wrapped as a csr_matrix (whose rows stay 2-D), sharing its arrays
+            usable = X.format == "csr" and X.dtype in (np.float64, np.bool_)
+            if usable:
+                matrix = X if isinstance(X, sp.csr_matrix) else sp.csr_matrix(X)
+            else:
+                matrix = sp.csr_matrix(X, dtype=np.float64)
+            if matrix.ndim != 2 or matrix.shape[1] != self.n_features:
+                raise ValueError(f"X must have {self.n_features} columns, got shape {matrix.shape}")
             return matrix
+        if isinstance(X, (list, tuple)) and not _is_dense_rows(X, self.n_features):
+            return as_sparse_rows(X, self.n_features)
         arr = np.asarray(X)
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise TypeError(f"X must be a numeric array of shape (T, {self.n_features}), got dtype {arr.dtype}")
@@ -170,7 +180,9 @@ class _ThresholdLearner:
             elif not np.isfinite(x).all():
                 raise ValueError(f"x must be finite, got NaN or inf in round {self.rounds + 1}")
             return x
-        if sp.issparse(x):
+        if issparse(x):
+            import scipy.sparse as sp
+
             row = sp.csr_matrix(x, dtype=np.float64)
             if not row.has_canonical_format or (row.data == 0).any():
                 row = row.copy()
@@ -227,9 +239,13 @@ class _ThresholdLearner:
         label = check_label(y)
         score = self._score_row(row)
         self.rounds += 1
-        margin = self.orientation * (score - self.threshold) * label
-        if margin < 0 or (margin == 0 and self._flag_at_zero_margin(label)):
+        if self._changes_on(score, label):
             self._change(row, label, score)
+
+    def _changes_on(self, score: float, y: int) -> bool:
+        """Whether a round with this score and label changes the state (see the class docstring)."""
+        margin = self.orientation * (score - self.threshold) * y
+        return margin < 0 or (margin == 0 and self._flag_at_zero_margin(y))
 
     # -- the engine's interface (see onlinelib.run) --------------------------------
     def skip(self, n_rounds: int) -> None:
@@ -247,18 +263,109 @@ class _ThresholdLearner:
         """
         flags = (self._flag_at_zero_margin(-1), self._flag_at_zero_margin(1))
         args = (self.weights, float(self.bias), float(self.threshold), float(self.orientation)) + flags
+        first = start
         if isinstance(X, np.ndarray):
             j, code, score = _kernels.first_change_dense(X[start:], y[start:], *args)
+            j += start
         else:
-            j, code, score = _kernels.first_change_sparse(X.indptr[start:], X.indices, X.data, y[start:], *args)
-        j += start
-        if code == 0:
+            while True:
+                j, code, score = _kernels.first_change_sparse(
+                    X.indptr, X.indices, X.data, y, start, *args, self.boolean_inputs
+                )
+                if code != _kernels.NOT_CANONICAL:
+                    break
+                # a row stored out of canonical form (unsorted, repeated or zero entries): scored as update would
+                score = self._score_row(self._row(X[j : j + 1]))
+                if self._changes_on(score, int(y[j])):
+                    code = _kernels.CHANGE
+                    break
+                start = j + 1
+        if code == _kernels.NONE:
             return len(y), 0
-        if code == 2:
-            raise ValueError(
-                f"x must be finite: the score of round {j + 1} is not (NaN or inf in x, or values too large)"
-            )
+        if code != _kernels.CHANGE:
+            self.skip(j - first)  # the rounds before the bad one were played, as in the loop
+            _raise_for_row(code, j, X, self.n_features)
         return j, self._predict_score(score)
+
+
+class _CompiledRule(_ThresholdLearner):
+    """A threshold learner whose update rule is also compiled, so ``play`` runs a whole stream.
+
+    A subclass names its rule (``_rule``, one of ``onlinelib._kernels``' ADDITIVE,
+    ELIMINATE, MULTIPLY) and records the number of changes on positive and on
+    negative labels in ``_count_changes``.
+    """
+
+    _rule = "ADDITIVE"
+    alpha = 2.0
+    use_bias = False
+
+    def _count_changes(self, on_positive: int, on_negative: int) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def play(self, X: Any, y: np.ndarray) -> np.ndarray:
+        """Play a prepared stream (``prepare``) with int8 labels ``y``; return the predictions.
+
+        The same trace and final state as calling ``predict`` and ``update`` on each row,
+        in compiled code (``onlinelib._kernels.play_dense`` / ``play_sparse``); ``run``
+        uses it when nothing is observed. A CSR stream with a row out of canonical form
+        is copied once into canonical form from that row on.
+
+        Raises
+        ------
+        ValueError
+            At the first row that cannot be scored (NaN or inf, a non-Boolean entry for
+            Winnow, a column index out of range), after playing the rows before it.
+        """
+        predictions = y.copy()
+        counts = np.zeros(2, dtype=np.int64)
+        state = np.array([float(self.bias)])
+        flags = (self._flag_at_zero_margin(-1), self._flag_at_zero_margin(1))
+        rule = (getattr(_kernels, self._rule), float(self.alpha), bool(self.use_bias))
+        common = (self.weights, state, float(self.threshold), float(self.orientation), *flags)
+        common += (bool(self.positive_at_threshold), *rule)
+        start = 0
+        while True:
+            if isinstance(X, np.ndarray):
+                i, code = _kernels.play_dense(X, y, start, *common, predictions, counts)
+            else:
+                i, code = _kernels.play_sparse(
+                    X.indptr, X.indices, X.data, y, start, *common, self.boolean_inputs, predictions, counts
+                )
+            if code != _kernels.NOT_CANONICAL:
+                break
+            X, start = _canonical_copy(X), i
+        self.bias = float(state[0])
+        self.rounds += i
+        self._count_changes(int(counts[0]), int(counts[1]))
+        if code != _kernels.NONE:
+            _raise_for_row(code, i, X, self.n_features)
+        return predictions
+
+
+def _canonical_copy(X: Any) -> Any:
+    """A CSR stream copied into canonical form: sorted indices, duplicates summed, no stored zeros."""
+    import scipy.sparse as sp
+
+    matrix = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    matrix.sum_duplicates()
+    matrix.eliminate_zeros()
+    return matrix
+
+
+def _raise_for_row(code: int, i: int, X: Any, n_features: int) -> None:
+    """The error for the row i at which a kernel stopped with ``code``."""
+    if code == _kernels.NOT_FINITE:
+        raise ValueError(f"x must be finite: the score of round {i + 1} is not (NaN or inf in x, or values too large)")
+    if code == _kernels.NOT_BOOLEAN:
+        data = X.data[X.indptr[i] : X.indptr[i + 1]]
+        bad = data[data != 1][0]
+        raise ValueError(
+            f"X must be Boolean: every stored entry of a sparse row must be 1, got {bad!r} in round {i + 1}"
+        )
+    if code == _kernels.BAD_INDEX:
+        raise ValueError(f"X must hold column indices in [0, {n_features}): round {i + 1} has one outside")
+    raise ValueError(f"X is not a valid CSR matrix: indptr[{i}:{i + 2}] is decreasing or past the stored entries")
 
 
 def _is_dense_rows(X: Any, n_features: int) -> bool:
@@ -277,7 +384,7 @@ def _check_boolean(arr: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} must be Boolean (entries 0 or 1), got {bad!r}")
 
 
-class Perceptron(_ThresholdLearner):
+class Perceptron(_CompiledRule):
     """Rosenblatt's Perceptron (chapter 3, Novikoff's theorem).
 
     Starts at w = 0. Predicts +1 iff w.x + b >= 0 (so a score of exactly 0 is a +1
@@ -295,6 +402,7 @@ class Perceptron(_ThresholdLearner):
     """
 
     positive_at_threshold = True
+    _rule = "ADDITIVE"
 
     def __init__(self, n_features: int, bias: bool = False):
         super().__init__(n_features)
@@ -307,16 +415,19 @@ class Perceptron(_ThresholdLearner):
         return True  # y (w.x + b) <= 0 includes a zero score, whatever the label
 
     def _change(self, row: Any, y: int, score: float) -> None:
-        if sp.issparse(row):
-            self.weights[row.indices] += y * row.data
-        else:
+        if isinstance(row, np.ndarray):
             self.weights += y * row
+        else:
+            self.weights[row.indices] += y * row.data
         if self.use_bias:
             self.bias += y
         self.n_updates += 1
 
+    def _count_changes(self, on_positive: int, on_negative: int) -> None:
+        self.n_updates += on_positive + on_negative
 
-class _Winnow(_ThresholdLearner):
+
+class _Winnow(_CompiledRule):
     """What Winnow1 and Winnow2 share: Boolean inputs, weights starting at 1, a threshold, promotions."""
 
     boolean_inputs = True
@@ -334,7 +445,7 @@ class _Winnow(_ThresholdLearner):
     @staticmethod
     def _active(row: Any) -> np.ndarray:
         """The indices of the features that are 1 in a checked row."""
-        return row.indices if sp.issparse(row) else np.flatnonzero(row)
+        return np.flatnonzero(row) if isinstance(row, np.ndarray) else row.indices
 
 
 class Winnow1(_Winnow):
@@ -352,9 +463,15 @@ class Winnow1(_Winnow):
         The lecture's u and v.
     """
 
+    _rule = "ELIMINATE"
+
     def __init__(self, n_features: int, theta: float | None = None):
         super().__init__(n_features, theta, default_theta=winnow1_default_threshold(n_features))
         self.eliminations = 0
+
+    def _count_changes(self, on_positive: int, on_negative: int) -> None:
+        self.promotions += on_positive
+        self.eliminations += on_negative
 
     def _change(self, row: Any, y: int, score: float) -> None:
         active = self._active(row)
@@ -401,6 +518,8 @@ class Winnow2(_Winnow):
         The proof's m+ and m- (mistakes on positive and on negative examples).
     """
 
+    _rule = "MULTIPLY"
+
     def __init__(
         self, n_features: int, alpha: float = 2.0, theta: float | None = None, positive_at_threshold: bool = False
     ):
@@ -417,6 +536,10 @@ class Winnow2(_Winnow):
         else:
             self.weights[active] /= self.alpha
             self.demotions += 1
+
+    def _count_changes(self, on_positive: int, on_negative: int) -> None:
+        self.promotions += on_positive
+        self.demotions += on_negative
 
 
 class Elimination(_ThresholdLearner):
@@ -470,7 +593,7 @@ class Elimination(_ThresholdLearner):
         return int(np.count_nonzero(self.positive_literals) + np.count_nonzero(self.negative_literals))
 
     def _change(self, row: Any, y: int, score: float) -> None:
-        dense = row.toarray().ravel() if sp.issparse(row) else row
+        dense = row if isinstance(row, np.ndarray) else row.toarray().ravel()
         if y * self.flip == -1:
             kind = "false positive" if self.target == "conjunction" else "false negative"
             raise ValueError(

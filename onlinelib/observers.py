@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from .linear import Perceptron
 from .protocol import Trace
+from .validation import issparse
 
 __all__ = ["potential_observers", "per_update", "proof_observables"]
 
@@ -118,7 +118,7 @@ def proof_observables(X: Any, relevant: Any) -> dict[str, Callable[[Any], float]
     relevant = np.asarray(relevant)
     if relevant.ndim != 1 or relevant.size == 0 or not np.issubdtype(relevant.dtype, np.integer):
         raise ValueError(f"relevant must be a nonempty 1-D array of feature indices, got {relevant!r}")
-    n_rows = rows.shape[0] if sp.issparse(rows) or isinstance(rows, np.ndarray) else len(rows)
+    n_rows = rows.shape[0] if issparse(rows) or isinstance(rows, np.ndarray) else len(rows)
     state: dict[str, Any] = {"previous": None, "m": np.zeros(relevant.size, dtype=np.int64), "down": 0}
 
     def _track(learner: Any) -> None:
@@ -145,7 +145,7 @@ def proof_observables(X: Any, relevant: Any) -> dict[str, Callable[[Any], float]
         t = learner.rounds
         if t >= n_rows:
             return float("nan")
-        row = rows[t : t + 1] if sp.issparse(rows) else rows[t]
+        row = rows[t : t + 1] if issparse(rows) else rows[t]
         return learner.score(row)
 
     return {

@@ -16,9 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from .validation import check_int, check_label, check_real
+from .validation import check_int, check_label, check_real, issparse
 
 __all__ = ["PNormPerceptron", "pnorm_link", "pnorm_bound", "dual_exponent"]
 
@@ -104,7 +103,7 @@ class PNormPerceptron:
         self.n_updates = 0
 
     def _row(self, x: Any) -> np.ndarray:
-        if sp.issparse(x):
+        if issparse(x):
             x = x.toarray()
         x = np.asarray(x, dtype=float).ravel()
         if x.shape != (self.n_features,):

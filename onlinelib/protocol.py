@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
-import scipy.sparse as sp
 
-from .validation import check_stream
+from .validation import check_stream, issparse
 
 __all__ = [
     "Learner",
@@ -64,7 +63,10 @@ class BlockLearner(Learner, Protocol):
     Any learner may also have ``prepare(X) -> X``, which ``run`` calls once on the whole
     stream before the first round (for example to turn index lists into a CSR matrix);
     ``Winnow1``, ``Winnow2``, ``Perceptron``, ``Elimination`` and ``KernelPerceptron``
-    use it. ``isinstance(obj, BlockLearner)`` checks the four methods by name.
+    use it, and ``play(X, y) -> predictions``, which plays the whole prepared stream at
+    once (in compiled code) and leaves the learner as the loop would; ``run`` uses it
+    when nothing is observed (``Perceptron``, ``Winnow1``, ``Winnow2``,
+    ``WeightedMajority``). ``isinstance(obj, BlockLearner)`` checks the four methods by name.
     """
 
     def scan(self, X: Any, y: np.ndarray, start: int) -> tuple[int, int]:  # pragma: no cover - protocol
@@ -189,8 +191,10 @@ def run(
         equals the loop's. With the engine, observables are evaluated only after
         state changes and carried forward in between, so they must be functions
         of the state that ``update`` changes (weights, update counters), not of
-        the round number. ``"auto"`` uses the engine when the learner supports it
-        and nothing is observed, and the loop otherwise.
+        the round number. ``"auto"``, when nothing is observed, uses the learner's
+        ``play`` if it has one (the whole stream in compiled code, updates
+        included), else the engine if the learner supports it; and the loop
+        otherwise.
 
     Returns
     -------
@@ -227,9 +231,23 @@ def run(
     for name, fn in observe.items():
         if not callable(fn):
             raise TypeError(f"observe[{name!r}] must be a callable taking the learner, got {type(fn).__name__}")
+    play = getattr(learner, "play", None)
+    if method == "auto" and not observe and callable(play):
+        return Trace(predictions=_checked_predictions(play(X, y), learner, len(y)), labels=y)
     if method == "blocks" or (method == "auto" and is_block_learner and not observe):
         return _run_blocks(learner, X, y, observe)
     return _run_loop(learner, X, y, observe)
+
+
+def _checked_predictions(predictions: Any, learner: Any, T: int) -> np.ndarray:
+    """A learner's ``play`` result as int8 predictions, after checking its shape and values."""
+    predictions = np.asarray(predictions)
+    magnitude = np.abs(predictions) if predictions.shape == (T,) and predictions.dtype.kind in "iu" else None
+    if magnitude is None or magnitude.min() != 1 or magnitude.max() != 1:
+        raise ValueError(
+            f"{type(learner).__name__}.play must return {T} predictions, each -1 or +1, got shape {predictions.shape}"
+        )
+    return predictions.astype(np.int8, copy=False)
 
 
 def _run_loop(learner: Any, X: Any, y: np.ndarray, observe: dict) -> Trace:
@@ -260,7 +278,7 @@ def _run_blocks(learner: Any, X: Any, y: np.ndarray, observe: dict) -> Trace:
         if j == T:
             break
         predictions[j] = prediction
-        learner.update(X[j] if not sp.issparse(X) else X[j : j + 1], int(y[j]))
+        learner.update(X[j : j + 1] if issparse(X) else X[j], int(y[j]))
         for name, fn in observe.items():
             observed[name][t + 1 : j + 1] = values[name]
             values[name] = observed[name][j + 1] = fn(learner)

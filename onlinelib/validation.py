@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = [
     "Interval",
@@ -29,6 +29,7 @@ __all__ = [
     "check_label",
     "check_stream",
     "check_boolean_rows",
+    "issparse",
 ]
 
 _CLOSED = ("both", "left", "right", "neither")
@@ -191,13 +192,23 @@ def check_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     return rng
 
 
+def issparse(x: Any) -> bool:
+    """Whether ``x`` is a scipy sparse matrix or array, without importing scipy.sparse.
+
+    If scipy.sparse has not been imported, nothing can be one of its matrices; so
+    ``import onlinelib`` and dense streams never pay for loading it.
+    """
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and module.issparse(x)
+
+
 def check_stream(X: Any, y: Any) -> tuple[Any, np.ndarray]:
     """Check a labelled stream: at least one round, one label per instance, labels ±1.
 
     ``X`` may be an array (converted with ``np.asarray``) or a scipy sparse matrix
     (kept as it is); its first axis indexes the rounds.
     """
-    if not sp.issparse(X):
+    if not issparse(X):
         X = np.asarray(X)
         if X.ndim == 0:
             raise ValueError(f"X must be a sequence of instances (one per round), got a scalar {X!r}")

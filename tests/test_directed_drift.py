@@ -704,22 +704,24 @@ def test_multi_rules_flip_counts(rule, law):
 )
 def test_multi_literal_flip_count_deterministic(w, u, Y, r):
     """Direct check of one D4'' update with m = 1 (so no votes are drawn): floor((1 - Y)/2) flips."""
+    from onlinelib import _kernels_drift
+
     n = len(w)
-    drift = DirectedDrift(n, batch="multi", m=1)
-    W = np.array([w], dtype=np.int8)
-    U = np.array([u], dtype=np.int8)
+    W = np.array(w, dtype=np.int8)
+    U = np.array(u, dtype=np.int8)
     assert U.sum() >= 0
-    Ys = (W.astype(np.int64) * U).sum(axis=1)
-    assert Ys.tolist() == [Y]
-    flips, bad, examples = (np.zeros(1, dtype=np.int64) for _ in range(3))
+    assert int((W.astype(np.int64) * U).sum()) == Y
     before = W.copy()
-    drift._update(W, np.array([0]), U, Ys, np.random.default_rng(0), flips, bad, examples)
-    changed = np.flatnonzero(W[0] != before[0])
-    assert flips.tolist() == [r] and len(changed) == r
-    assert set(changed) <= set(np.flatnonzero(before[0] != U[0]))  # only disagreeing coordinates carry a vote
-    assert bad.tolist() == [int((before[0, changed] > 0).sum())]
-    assert examples.tolist() == [0]
-    assert (W[0] * U[0]).sum() >= 0  # r flips make the triggering example correct
+    plus = (U > 0).astype(np.int64)  # the batch is u alone
+    flips, bad = _kernels_drift.tally_and_flip(
+        W, plus, 1, Y, _kernels_drift.RULES["multi", "literal"], np.random.default_rng(0)
+    )
+    changed = np.flatnonzero(W != before)
+    assert flips == r and len(changed) == r
+    assert set(changed) <= set(np.flatnonzero(before != U))  # only disagreeing coordinates carry a vote
+    assert bad == int((before[changed] > 0).sum())
+    assert (W * U).sum() >= 0  # r flips make the triggering example correct
+    assert n == len(W)
 
 
 def test_flip_index_is_uniform_on_J():
@@ -759,6 +761,106 @@ def test_multi_rule_double_flips_more_than_literal():
     # same seed, same draws: the double rule flips min(2r, n) where the literal one flips r
     assert np.array_equal(dbl.flips, np.minimum(2 * lit.flips, n))
     assert (lit.flips >= 1).all()
+
+
+# -- the compiled batch engine (onlinelib._kernels_drift) ----------------------------------------
+
+
+def reference_votes(seed, count, n, chunk):
+    """The +1 counts ``add_votes`` must return, from the same random words drawn by numpy.
+
+    numba's ``Generator.integers`` draws exactly as numpy's, so the rows can be rebuilt: blocks
+    of min(remaining, chunk) rows of 32-bit words, bit k % 64 of 64-bit word k // 64 is
+    coordinate k; a row with more -1 than +1 entries is negated (odd n) or skipped (even n).
+    """
+    rng = np.random.default_rng(seed)
+    words = (n + 63) // 64
+    plus = np.zeros(n, dtype=np.int64)
+    remaining = count
+    while remaining > 0:
+        rows = min(remaining, chunk)
+        block = rng.integers(0, 2**32, size=2 * words * rows, dtype=np.uint32).view(np.uint64).reshape(rows, words)
+        k = np.arange(n)
+        bits = ((block[:, k // 64] >> (k % 64).astype(np.uint64)) & np.uint64(1)).astype(np.int64)
+        for row in bits:
+            if 2 * row.sum() < n:
+                if n % 2 == 0:
+                    continue
+                row = 1 - row
+            plus += row
+            remaining -= 1
+    return plus
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 63, 64, 65, 128, 130, 200, 201])
+@pytest.mark.parametrize("count", [0, 1, 14, 15, 16, 254, 255, 256, 1500, 2600])
+def test_add_votes_counts_exactly_the_drawn_rows(n, count):
+    """Exact, against numpy: the nibble and byte counters are emptied at 15 and 255 rows, blocks
+    hold 1024 rows, and rows have one to four 64-bit words."""
+    from onlinelib import _kernels_drift
+
+    plus = np.zeros(n, dtype=np.int64)
+    _kernels_drift.add_votes(np.random.default_rng(count + n), count, n, plus)
+    np.testing.assert_array_equal(plus, reference_votes(count + n, count, n, _kernels_drift._CHUNK_ROWS))
+    if count:
+        assert plus.sum() * 2 >= count * n  # every row lies in the half-cube
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_add_votes_draws_uniformly_from_the_halfcube(n):
+    """The law: each draw's +1 count follows B+'s law; the counts of single draws are tallied."""
+    from onlinelib import _kernels_drift
+
+    support = halfcube(np.ones(n, dtype=np.int64))
+    weights = (support > 0).sum(axis=1)  # +1 entries of each vertex of B+
+    law = np.bincount(weights, minlength=n + 1) / len(support)
+    rng = np.random.default_rng(n)
+    counts = np.zeros(n + 1, dtype=np.int64)
+    for _ in range(4000):
+        plus = np.zeros(n, dtype=np.int64)
+        _kernels_drift.add_votes(rng, 1, n, plus)
+        counts[plus.sum()] += 1
+    observed = counts[law > 0]
+    assert stats.chisquare(observed, 4000 * law[law > 0]).pvalue > CHI2_LEVEL
+
+
+@pytest.mark.parametrize("n, d", [(65, 1), (65, 30), (66, 2), (66, 40), (130, 3), (131, 64)])
+def test_batch_mode_with_m1_has_the_one_step_law_of_algorithm_d(n, d):
+    """Multi-word rows (n > 64), odd and even n: from distance d, one example is a mistake with
+    probability q_d and its flip is good with probability p_d (the exact chain), as for step D4."""
+    trials = 4000
+    rng = np.random.default_rng(n + d)
+    w_star = random_sign_vector(n, rng)
+    w0 = w_star.copy()
+    w0[rng.choice(n, size=d, replace=False)] *= -1
+    res = DirectedDrift(n, batch="single", m=1).simulate(w_star, trials, rng, w0=w0, max_examples=1)
+    chain = DirectedDriftChain(n)
+    q, p = float(chain.mistake_probability(d)), float(chain.good_flip_probability(d))
+    erred = res.mistakes == 1
+    assert abs(erred.mean() - q) <= SE_TOL * math.sqrt(q * (1 - q) / trials)
+    good = (res.final_distance[erred] == d - 1).mean()
+    assert abs(good - p) <= SE_TOL * math.sqrt(p * (1 - p) / erred.sum()) + 1e-12
+    assert np.array_equal(res.final_distance[~erred], np.full((~erred).sum(), d))
+    assert np.array_equal(res.final_distance[erred], d - 1 + 2 * res.bad_flips[erred])
+
+
+@pytest.mark.parametrize("batch, rule", [("single", "literal"), ("multi", "literal"), ("multi", "majority")])
+@pytest.mark.parametrize("n", [70, 129])
+def test_batch_runs_at_multi_word_n_keep_their_books(batch, rule, n):
+    """Runs to w = w* with the default m: every run finishes, mistakes = d0 + 2B for single-bit
+    updates, flips and distances add up, and a seed gives the same runs again."""
+    w_star = random_sign_vector(n, np.random.default_rng(n))
+    drift = DirectedDrift(n, batch=batch, multi_rule=rule)
+    res = drift.simulate(w_star, 6, np.random.default_rng(1), max_examples=CAP * 100)
+    again = drift.simulate(w_star, 6, np.random.default_rng(1), max_examples=CAP * 100)
+    for name in ("mistakes", "examples", "flips", "bad_flips", "w", "initial_distance"):
+        assert np.array_equal(getattr(res, name), getattr(again, name)), name
+    assert res.finished.all() and (res.final_distance == 0).all() and (res.w == w_star).all()
+    good = res.flips - res.bad_flips
+    assert np.array_equal(res.initial_distance + res.bad_flips - good, res.final_distance)
+    assert (res.examples >= drift.m * res.mistakes).all()
+    if batch == "single":
+        assert np.array_equal(res.mistakes, res.initial_distance + 2 * res.bad_flips)
 
 
 # -- argument checking --------------------------------------------------------------------------

@@ -1,9 +1,15 @@
-"""The exact block engine of onlinelib.run (method="blocks") against the example-by-example loop.
+"""The exact engines of onlinelib.run against the example-by-example loop.
 
-The engine jumps from one state change to the next with the learners' compiled ``scan``;
-its Trace, final state and observables must equal the loop's exactly (tolerance 0),
-on data built to hit ties (scores exactly at the threshold) and rounding-sensitive sums.
+The block engine (method="blocks") jumps from one state change to the next with the
+learners' compiled ``scan``; ``play`` (method="auto" for the Perceptron, Winnow1 and
+Winnow2) runs the whole stream, updates included, in compiled code. Their Traces, final
+states and observables must equal the loop's exactly (tolerance 0), on data built to hit
+ties (scores exactly at the threshold) and rounding-sensitive sums, and on every form a
+CSR stream can arrive in: canonical or not (unsorted, repeated or stored-zero entries),
+csr_array, bool entries, 64-bit indices.
 """
+
+import tracemalloc
 
 import hypothesis.extra.numpy as hnp
 import numpy as np
@@ -20,12 +26,41 @@ from onlinelib import (
     Winnow1,
     Winnow2,
     disjunction_stream,
+    perceptron_lower_bound_stream,
+    promotion_adversary,
     run,
     thresholds,
+    winnow1_promotion_adversary,
 )
 
 PROPERTY = settings(max_examples=150, deadline=None, database=None)
 LABELS = st.sampled_from([-1, 1])
+FORMS = ["dense", "csr", "csr_array", "int64", "unsorted", "stored_zeros", "duplicates"]
+BOOLEAN_FORMS = FORMS + ["bool"]
+
+
+def in_form(X, form):
+    """The stream X (dense) in one of the forms ``run`` accepts, with the same rows."""
+    X = np.asarray(X)
+    if form == "dense":
+        return X
+    T, n = X.shape
+    if form == "stored_zeros":  # every entry stored, the zeros too
+        return sp.csr_matrix((X.astype(float).ravel(), np.tile(np.arange(n), T), np.arange(0, T * n + 1, n)), (T, n))
+    M = sp.csr_matrix(X.astype(bool if form == "bool" else float))
+    if form in ("csr", "bool"):
+        return M
+    if form == "csr_array":
+        return sp.csr_array(M)
+    if form == "int64":
+        M.indices, M.indptr = M.indices.astype(np.int64), M.indptr.astype(np.int64)
+        return M
+    if form == "unsorted":  # each row's entries in decreasing column order
+        order = np.concatenate([np.arange(M.indptr[i + 1] - 1, M.indptr[i] - 1, -1) for i in range(T)] + [[]])
+        order = order.astype(np.int64)
+        return sp.csr_matrix((M.data[order], M.indices[order], M.indptr), M.shape)
+    assert form == "duplicates"  # each entry stored as two halves in the same column
+    return sp.csr_matrix((np.repeat(M.data / 2, 2), np.repeat(M.indices, 2), 2 * M.indptr), M.shape)
 
 
 def outcome(make, X, y, method, observe=None):
@@ -102,19 +137,17 @@ def boolean_stream(draw, max_n=9, max_t=60, consistent=False):
 
 
 @PROPERTY
-@given(int_stream(), st.booleans(), st.booleans())
-def test_perceptron_integer_ties(data, bias, sparse):
+@given(int_stream(), st.booleans(), st.sampled_from(FORMS))
+def test_perceptron_integer_ties(data, bias, form):
     X, y = data
-    Xin = sp.csr_matrix(X.astype(float)) if sparse else X
-    assert_engine_equals_loop(lambda: Perceptron(X.shape[1], bias=bias), Xin, y)
+    assert_engine_equals_loop(lambda: Perceptron(X.shape[1], bias=bias), in_form(X, form), y)
 
 
 @PROPERTY
-@given(float_stream(), st.booleans(), st.booleans())
-def test_perceptron_float_data(data, bias, sparse):
+@given(float_stream(), st.booleans(), st.sampled_from(FORMS))
+def test_perceptron_float_data(data, bias, form):
     X, y = data
-    Xin = sp.csr_matrix(X) if sparse else X
-    assert_engine_equals_loop(lambda: Perceptron(X.shape[1], bias=bias), Xin, y)
+    assert_engine_equals_loop(lambda: Perceptron(X.shape[1], bias=bias), in_form(X, form), y)
 
 
 @pytest.mark.parametrize("position", [1, 2, 7, 8, 9, 15, 16, 17])  # inside and after the 8-row blocks
@@ -162,18 +195,17 @@ THETAS = st.one_of(st.sampled_from([1.0, 2.0, 3.0, 4.0, 0.5, 1.5]), st.floats(0.
 
 
 @PROPERTY
-@given(boolean_stream(), THETAS | st.none(), st.booleans())
-def test_winnow1(data, theta, sparse):
+@given(boolean_stream(), THETAS | st.none(), st.sampled_from(BOOLEAN_FORMS))
+def test_winnow1(data, theta, form):
     X, y = data
-    Xin = sp.csr_matrix(X) if sparse else X
-    assert_engine_equals_loop(lambda: Winnow1(X.shape[1], theta=theta), Xin, y)
+    assert_engine_equals_loop(lambda: Winnow1(X.shape[1], theta=theta), in_form(X, form), y)
 
 
 @PROPERTY
-@given(boolean_stream(), ALPHAS, THETAS | st.none(), st.booleans(), st.booleans())
-def test_winnow2(data, alpha, theta, tie_positive, sparse):
+@given(boolean_stream(), ALPHAS, THETAS | st.none(), st.booleans(), st.sampled_from(BOOLEAN_FORMS))
+def test_winnow2(data, alpha, theta, tie_positive, form):
     X, y = data
-    Xin = sp.csr_matrix(X) if sparse else X
+    Xin = in_form(X, form)
 
     def make():
         return Winnow2(X.shape[1], alpha=alpha, theta=theta, positive_at_threshold=tie_positive)
@@ -186,12 +218,12 @@ def test_winnow2(data, alpha, theta, tie_positive, sparse):
     st.one_of(boolean_stream(), boolean_stream(consistent=True)),
     st.sampled_from(["conjunction", "disjunction"]),
     st.booleans(),
-    st.booleans(),
+    st.sampled_from(BOOLEAN_FORMS),
 )
-def test_elimination_including_inconsistent_streams(data, target, monotone, sparse):
+def test_elimination_including_inconsistent_streams(data, target, monotone, form):
     # random labels usually make the stream inconsistent: both methods must then raise the same error
     X, y = data
-    Xin = sp.csr_matrix(X) if sparse else X
+    Xin = in_form(X, form)
     assert_engine_equals_loop(lambda: Elimination(X.shape[1], target=target, monotone=monotone), Xin, y)
 
 
@@ -276,10 +308,10 @@ def test_observables_hand_checked_and_auto_uses_the_loop_when_observing():
 
 def test_auto_without_observe_uses_the_engine():
     X, y, _ = disjunction_stream(30, 2, 400, np.random.default_rng(2))
-    for method, expect_scan in (("auto", True), ("blocks", True), ("loop", False)):
+    for method, expect_scan in (("auto", False), ("blocks", True), ("loop", False)):
         learner = Winnow2(30)
-        found = []
-        original = learner.scan
+        found, played = [], []
+        original, original_play = learner.scan, learner.play
 
         def spy(X, y, start, original=original, found=found):
             j, prediction = original(X, y, start)
@@ -287,9 +319,14 @@ def test_auto_without_observe_uses_the_engine():
             found.append(j)
             return j, prediction
 
-        learner.scan = spy
+        def spy_play(X, y, original_play=original_play, played=played):
+            played.append(len(y))
+            return original_play(X, y)
+
+        learner.scan, learner.play = spy, spy_play
         trace = run(learner, X, y, method=method)
         assert bool(found) == expect_scan
+        assert played == ([400] if method == "auto" else [])  # auto plays the whole stream in one call
         if expect_scan:  # one scan per state change, and at most one more that runs to the end
             changes = [j for j in found if j < 400]
             assert found[: len(changes)] == changes and len(found) - len(changes) in (0, 1)
@@ -355,3 +392,114 @@ def test_blocks_needs_a_learner_with_scan():
 def test_observe_not_callable():
     with pytest.raises(TypeError, match=r"observe\['w'\]"):
         run(Perceptron(2), [[0.0, 1.0]], [1], observe={"w": 3}, method="blocks")
+
+
+# -- the compiled play engine: adversarial streams, no copy of the stream, errors -----------------
+
+
+@pytest.mark.parametrize("form", BOOLEAN_FORMS)
+@pytest.mark.parametrize(
+    "alpha, theta, tie_positive", [(2.0, 16.0, False), (2.0, 16.0, True), (3.0, 10.0, False), (1.5, 7.0, True)]
+)
+def test_winnow2_on_its_promotion_adversary(form, alpha, theta, tie_positive):
+    # every round of this stream is a promotion, the last ones at scores equal to theta (ties)
+    n = 24
+    result = promotion_adversary(n, 3, alpha, theta, positive_at_threshold=tie_positive)
+    X = np.vstack([result.X, winnow1_promotion_adversary(n, 2, 8)[0]])
+    y = np.concatenate([result.y, np.ones(len(X) - len(result.y), dtype=np.int8)])
+
+    def make():
+        return Winnow2(n, alpha=alpha, theta=theta, positive_at_threshold=tie_positive)
+
+    trace, st_ = assert_engine_equals_loop(make, in_form(X, form), y)
+    assert trace.mistakes[: len(result.y)].all() and st_["promotions"] >= len(result.y) > 0
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_perceptron_on_the_margin_adversary_stream(form):
+    # every score is exactly 0: each round an update, and a mistake whenever the label is -1
+    X, y, _ = perceptron_lower_bound_stream(0.25, 1.0)
+    trace, st_ = assert_engine_equals_loop(lambda: Perceptron(X.shape[1]), in_form(X, form), y)
+    assert st_["n_updates"] == len(y) == 16
+
+
+def test_play_reads_a_canonical_csr_stream_where_it_is():
+    # 1.6 MB of data and 0.8 MB of indices: run may allocate its labels, predictions and the
+    # weights (a few hundred kB), never a copy of the stream
+    X, y, _ = disjunction_stream(5000, 3, 10_000, np.random.default_rng(1), active=20, sparse=True)
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    learner = Winnow2(5000)
+    assert learner.prepare(X).data is X.data  # no copy
+    run(Winnow2(5000), X[:10], y[:10])  # compile (or load) the kernels outside the measurement
+    tracemalloc.start()
+    trace = run(learner, X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    stream_bytes = X.data.nbytes + X.indices.nbytes
+    assert peak < stream_bytes / 4, f"run allocated {peak} bytes at its peak; the stream holds {stream_bytes}"
+    assert trace.n_mistakes > 0
+    for array, saved in zip((X.data, X.indices, X.indptr), before, strict=True):
+        np.testing.assert_array_equal(array, saved)  # the caller's stream is untouched
+    assert not hasattr(X, "_has_canonical_format") or X.has_canonical_format
+
+
+@pytest.mark.parametrize("form", ["unsorted", "stored_zeros", "duplicates"])
+def test_play_copies_a_non_canonical_stream_without_touching_it(form):
+    rng = np.random.default_rng(2)
+    X = (rng.random((40, 6)) < 0.4).astype(np.uint8)
+    y = np.where(X[:, :2].any(axis=1), 1, -1)
+    Xin = in_form(X, form)
+    saved = (Xin.data.copy(), Xin.indices.copy(), Xin.indptr.copy())
+    expected = run(Winnow2(6), X, y)
+    assert run(Winnow2(6), Xin, y) == expected
+    for array, before in zip((Xin.data, Xin.indices, Xin.indptr), saved, strict=True):
+        np.testing.assert_array_equal(array, before)
+
+
+def _raw_csr(data, indices, indptr, n):
+    """A CSR matrix with exactly these arrays, unchecked (as a careless or hostile caller may build)."""
+    M = sp.csr_matrix((1, n))
+    M.data, M.indices, M.indptr = np.asarray(data, float), np.asarray(indices, np.int32), np.asarray(indptr, np.int32)
+    M._shape = (len(indptr) - 1, n)
+    return M
+
+
+@pytest.mark.parametrize("method", ["auto", "blocks"])
+@pytest.mark.parametrize("make", [lambda: Perceptron(3), lambda: Winnow2(3), lambda: Winnow1(3)])
+@pytest.mark.parametrize(
+    "indices, indptr, match",
+    [
+        ([0, 3], [0, 1, 2], r"column indices in \[0, 3\): round 2 "),
+        ([0, -1], [0, 1, 2], r"column indices in \[0, 3\): round 2 "),
+        ([0, 1], [0, 2, 1], r"not a valid CSR matrix: indptr\[1:3\]"),
+        ([0, 1], [0, 1, 5], r"not a valid CSR matrix: indptr\[1:3\]"),
+    ],
+)
+def test_play_and_scan_reject_a_broken_csr_stream(method, make, indices, indptr, match):
+    X = _raw_csr(np.ones(len(indices)), indices, indptr, 3)
+    learner = make()
+    with pytest.raises(ValueError, match=match):
+        run(learner, X, [1, 1], method=method)
+    assert learner.rounds == 1  # the first round was played
+
+
+@pytest.mark.parametrize("method", ["auto", "blocks", "loop"])
+@pytest.mark.parametrize("cls", [Winnow1, Winnow2])
+@pytest.mark.parametrize("bad", [2.0, -1.0, 0.5, np.nan, np.inf])
+def test_winnow_names_the_round_of_a_non_boolean_sparse_entry(method, cls, bad):
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 0], [0, 0, 1], [1, 0, 0]]))
+    X.data[2] = bad  # row 2 (round 2)
+    match = r"X must be Boolean.*round 2\b" if method != "loop" else "x must be Boolean"
+    learner = cls(3)
+    with pytest.raises(ValueError, match=match):
+        run(learner, X, [1, -1, 1, 1], method=method)
+    assert learner.rounds == 1
+
+
+def test_play_rejects_a_learner_play_with_bad_predictions():
+    class Broken(Perceptron):
+        def play(self, X, y):
+            return np.zeros(len(y), dtype=np.int8)
+
+    with pytest.raises(ValueError, match=r"Broken.play must return 3 predictions, each -1 or \+1"):
+        run(Broken(2), np.ones((3, 2)), [1, 1, 1])

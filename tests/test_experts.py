@@ -517,20 +517,25 @@ def test_eta_one_without_perfect_expert_names_round():
     assert weighted_majority_run(P, y, 0.999).predictions.shape == (4,)
 
 
-def test_eta_one_long_stream_chunked_round_number(monkeypatch):
-    # the round named must be right also when the stream is processed in several chunks
-    import onlinelib.experts as ex
-
-    monkeypatch.setattr(ex, "_CHUNK_ELEMENTS", 4)  # 2 rounds per chunk with N = 2
-    P = np.array([[1, 1]] * 4 + [[1, -1], [-1, 1], [1, 1]])
-    y = np.array([1] * 4 + [-1, -1, 1])
-    with pytest.raises(ValueError, match="round 7"):
+@pytest.mark.parametrize("n_experts", [2, 40])  # 40: the engine's sparse mode (at most N/8 experts with weight)
+def test_eta_one_no_weight_names_the_round_in_either_mode(n_experts):
+    # Expert 0 is right for 300 rounds (the others all err from round 1 on), then errs in round 301:
+    # in round 302 no expert has weight left.
+    T = 302
+    y = np.ones(T, dtype=np.int8)
+    P = -np.ones((T, n_experts), dtype=np.int8)
+    P[:300, 0] = 1
+    with pytest.raises(ValueError, match="round 302"):
         weighted_majority_run(P, y, 1.0)
-    r = weighted_majority_run(P[:6], y[:6], 0.5)
-    monkeypatch.setattr(ex, "_CHUNK_ELEMENTS", 2**22)
-    r2 = weighted_majority_run(P[:6], y[:6], 0.5)
-    for a, b in zip(r, r2, strict=True):
-        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="round 302"):
+        run(WeightedMajority(n_experts, 1.0), P, y, method="loop")
+    # play, after 5 rounds already played: the round is counted from the learner's first
+    learner = WeightedMajority(n_experts, 1.0)
+    for x, label in zip(P[:5], y[:5], strict=True):
+        learner.update(x, int(label))
+    with pytest.raises(ValueError, match="^every expert has weight 0 in round 302: with eta = 1"):
+        learner.play(P[5:], y[5:])
+    assert learner.rounds == 301 and learner.expert_mistakes.tolist() == [1] + [301] * (n_experts - 1)
 
 
 def test_tiny_eta_runs_without_a_huge_table():
@@ -661,3 +666,381 @@ def test_exact_vote_sign_helper():
     # huge counts: exact, no overflow or underflow
     assert _exact_vote_sign(np.array([0, 5000, 5001]), np.array([-1, 1, 1]), _exact_rate(0.1)) == -1
     assert _exact_vote_sign(np.array([5000, 5001, 5001]), np.array([1, -1, -1]), _exact_rate(0.5)) == 0
+
+
+# --- the compiled engine (issue 26): weighted_majority_run and play equal the per-round loop --------
+#
+# weighted_majority_run and WeightedMajority.play run onlinelib._kernels_experts: one pass over P,
+# double-double weights multiplied by 1 - eta, a dense mode (vector loops over all experts) and a
+# sparse one (at most N/8 experts with weight), near-ties decided in 64-bit integers, by a float
+# bound over the experts' groups, or by Python's big integers. Every prediction must be the exact
+# rule's, which WeightedMajority.predict (its own weights, exp-table powers) and the Fraction replay
+# decide independently.
+
+ENGINE_ETAS = [1.0, 0.5, 0.75, 0.25, 1 / 3, 0.1, 0.3, 0.999, 1 - 2**-30, 1e-3, 1e-12]
+
+
+def loop_state(learner):
+    return learner.expert_mistakes.tolist(), learner.rounds
+
+
+def equalising_stream(T, N, rng):
+    """Tie-heavy: every other round half of the experts with equal counts vote +1 and half -1.
+
+    Round 2k splits the experts into two random halves of N/2 (N even) that advise +1 and -1;
+    the label picks which half errs. Round 2k+1 makes exactly the other half err, so all the
+    counts are equal again: every even round is an exact tie (at any eta), decided +1.
+    """
+    P = np.empty((T, N), dtype=np.int8)
+    y = np.where(rng.random(T) < 0.5, 1, -1).astype(np.int8)
+    for t in range(0, T, 2):
+        side = np.where(rng.permutation(N) < N // 2, 1, -1)
+        P[t] = side
+        if t + 1 < T:
+            # the half that was right in round t (advice == y[t]) errs now, the other half is right
+            P[t + 1] = np.where(side == y[t], -y[t + 1], y[t + 1])
+    return P, y
+
+
+def sparse_stream(T, N, rng):
+    """A few good experts and many hopeless ones: the engine's sparse mode after a few hundred rounds."""
+    good = max(1, N // 10)
+    return iid_experts(T, np.concatenate([rng.uniform(0.7, 0.95, good), np.full(N - good, 0.05)]), rng)
+
+
+STREAM_KINDS = {
+    "random": lambda T, N, eta, rng: (
+        np.where(rng.random((T, N)) < 0.5, 1, -1).astype(np.int8),
+        np.where(rng.random(T) < 0.5, 1, -1).astype(np.int8),
+    ),
+    "adversary": lambda T, N, eta, rng: wma_adversary(T, N, min(eta, 0.99), rng),
+    "ties": lambda T, N, eta, rng: equalising_stream(T, N, rng),
+    "sparse": lambda T, N, eta, rng: sparse_stream(T, N, rng),
+}
+
+
+@pytest.mark.parametrize("kind", list(STREAM_KINDS))
+@pytest.mark.parametrize("eta", ENGINE_ETAS)
+def test_engine_equals_per_round_loop_and_exact_replay(eta, kind):
+    rng = np.random.default_rng([int(eta * 1e6), len(kind)])
+    ties = 0
+    for N, T in ((2, 120), (6, 250), (40, 400)):
+        P, y = STREAM_KINDS[kind](T, N, eta, rng)
+        P, y = np.ascontiguousarray(P, dtype=np.int8), y.astype(np.int8)
+        if eta == 1.0:
+            P[:, 1] = y  # Halving needs an expert that never errs
+        # the per-round learner, through run's loop: predictions and final state
+        loop_learner = WeightedMajority(N, eta)
+        want = run(loop_learner, P, y, method="loop").predictions.tolist()
+        if N <= 6:  # the Fraction replay (slow on wide streams) checks the loop's predictions
+            exact, n_ties = exact_wma_predictions(P, y, eta)
+            assert want == exact
+            ties += n_ties
+        r = weighted_majority_run(P, y, eta)
+        assert r.predictions.tolist() == want
+        np.testing.assert_array_equal(r.expert_mistakes, loop_learner.expert_mistakes)
+        # play, in three pieces: the same predictions and the same state
+        learner = WeightedMajority(N, eta)
+        cuts = sorted(rng.integers(0, T + 1, size=2).tolist())
+        played = [learner.play(P[a:b], y[a:b]) for a, b in zip([0, *cuts], [*cuts, T], strict=True) if b > a]
+        assert all(p.dtype == np.int8 for p in played)
+        assert np.concatenate(played).tolist() == want
+        assert loop_state(learner) == loop_state(loop_learner) == (r.expert_mistakes.tolist(), T)
+        np.testing.assert_array_equal(learner.weights, loop_learner.weights)
+        assert learner.log_potential == loop_learner.log_potential
+        # the measurements: F_t and ln Phi_t agree with the per-round learner's to rounding
+        _, fracs, _, logphi, _ = play_class(P[:60], y[:60], eta)
+        np.testing.assert_allclose(r.wrong_fraction[:60], fracs, rtol=1e-12, atol=1e-15)
+        # ln Phi_t is summed from F_t, each step to about 1e-16 / (1 - eta) (weighted_majority_run's docstring)
+        step = 4e-16 / (1 - eta) if eta < 1 else 0.0
+        lp = weighted_majority_run(P[:60], y[:60], eta).log_potential
+        np.testing.assert_allclose(lp, logphi, rtol=1e-12, atol=1e-12 + 60 * step)
+    if kind == "ties" and eta < 1:
+        assert ties >= 60 + 125  # every other round of the two narrow streams is an exact tie
+
+
+def test_equalising_stream_is_tie_heavy():
+    P, y = equalising_stream(200, 6, np.random.default_rng(0))
+    want, ties = exact_wma_predictions(P, y, 0.3)
+    assert ties == 100  # the even rounds
+    counts = np.cumsum(P != y[:, None], axis=0)
+    assert np.all(counts[1::2] == counts[1::2, :1])  # equal counts after every odd round
+
+
+def stream_with_counts(counts, advice):
+    """Rounds that give the experts the mistake counts ``counts``, then one round with ``advice``."""
+    counts = np.asarray(counts)
+    rows = [np.where(counts > k, -1, 1) for k in range(int(counts.max()))]
+    return np.array([*rows, advice], dtype=np.int8), np.ones(len(rows) + 1, dtype=np.int8)
+
+
+ROOT_THIRD = 1 - math.sqrt(1 / 3)  # 1 - eta is the double nearest sqrt(1/3): 1 - 3 (1 - eta)^2 ~ 1e-16
+FAR = [2500] * 30  # 30 experts whose weight the engine has set to 0, in pairs of opposite advice
+FAR_ADVICE = [1, -1] * 15
+
+NEAR_TIES = {
+    # name: (eta, counts, advice of the last round); the last round's vote is within the float
+    # tolerance of 0, so the engine decides it exactly; the comment says which way
+    "equal weights cancel (groups all 0)": (0.1, [4, 4, 7, 7], [1, -1, 1, -1]),
+    "1/2 = 1/4 + 1/4 (64-bit integers)": (0.5, [1, 2, 2], [1, -1, -1]),
+    "beta^300 (1 - beta) at eta 0.1 (64-bit integers)": (0.1, [0, 0, 300, 301], [1, -1, 1, -1]),
+    "beta^300 (1 - beta^2) at eta 0.1 (float bound over the groups)": (0.1, [0, 0, 300, 302], [1, -1, 1, -1]),
+    "one group left, beta^300": (0.1, [0, 0, 300], [1, -1, -1]),
+    "1 - 3 beta^2 ~ 1e-16 (Python's big integers)": (ROOT_THIRD, [0, 2, 2, 2], [1, -1, -1, -1]),
+    "-(1 - 3 beta^2) (Python's big integers)": (ROOT_THIRD, [0, 2, 2, 2], [-1, 1, 1, 1]),
+    "sparse: groups all 0": (0.5, [0, 0, *FAR], [1, -1, *FAR_ADVICE]),
+    "sparse: 0-weight experts break the tie": (0.5, [0, 0, *FAR], [1, -1, -1, -1, *FAR_ADVICE[2:]]),
+    "sparse: 1 - 3 beta^2 (Python's big integers)": (ROOT_THIRD, [0, 2, 2, 2, *FAR], [1, -1, -1, -1, *FAR_ADVICE]),
+    "sparse: float bound over the groups": (0.3, [0, 0, 300, 302, *FAR], [1, -1, 1, -1, *FAR_ADVICE]),
+}
+
+
+@pytest.mark.parametrize("case", list(NEAR_TIES))
+def test_engine_decides_near_ties_exactly(case, monkeypatch):
+    import onlinelib.experts as ex
+
+    eta, counts, advice = NEAR_TIES[case]
+    P, y = stream_with_counts(counts, advice)
+    # it is a near tie: |S| <= tolerance * Phi, exactly. With 1 - eta = a / 2^q and E the largest
+    # count, S and Phi times 2^(qE) are the integers below (no Fraction: 10^5-bit numbers).
+    a, q = Fraction(1 - Fraction(eta)).numerator, Fraction(1 - Fraction(eta)).denominator.bit_length() - 1
+    E = max(counts)
+    S = sum(p * a**c << (q * (E - c)) for p, c in zip(advice, counts, strict=True))
+    Phi = sum(a**c << (q * (E - c)) for c in counts)
+    assert abs(S) <= Fraction(ex._tie_tolerance(len(counts))) * Phi
+    # the per-round learner's predictions, its last one the exact sign of S (ties to +1)
+    want = run(WeightedMajority(len(counts), eta), P, y, method="loop").predictions.tolist()
+    assert want[-1] == (1 if S >= 0 else -1)
+    big_integer_calls = []
+    exact = ex._exact_vote_sign
+    monkeypatch.setattr(ex, "_exact_vote_sign", lambda *a: big_integer_calls.append(1) or exact(*a))
+    assert weighted_majority_run(P, y, eta).predictions.tolist() == want
+    # only the votes the kernel cannot decide come back to Python
+    assert len(big_integer_calls) == (1 if "Python" in case else 0)
+    assert WeightedMajority(len(counts), eta).play(P, y).tolist() == want
+
+
+@pytest.mark.parametrize("eta", [0.5, 0.3, 0.1, 1 / 3])
+def test_engine_with_every_vote_sent_to_the_exact_paths(eta, monkeypatch):
+    """With a tolerance of 1, every vote is a 'near tie': the exact paths alone must give the same predictions."""
+    import onlinelib.experts as ex
+
+    rng = np.random.default_rng(7)
+    P = np.where(rng.random((150, 6)) < 0.5, 1, -1).astype(np.int8)
+    y = np.where(rng.random(150) < 0.5, 1, -1).astype(np.int8)
+    want, _ = exact_wma_predictions(P, y, eta)
+    monkeypatch.setattr(ex, "_tie_tolerance", lambda n: 1.0)
+    assert weighted_majority_run(P, y, eta).predictions.tolist() == want
+
+
+def reference_run(P, y, eta):
+    """The previous engine (numpy, chunked): counts by cumsum, exp-table weights, near ties decided exactly."""
+    import onlinelib.experts as ex
+
+    P, y = check_expert_stream(P, y)
+    log_factor = ex._log_factor(eta)
+    table = None if math.isinf(log_factor) else ex._power_table(log_factor)
+    rate = None if math.isinf(log_factor) else ex._exact_rate(eta)
+    wrong = P != y[:, None]
+    before = np.cumsum(wrong, axis=0, dtype=np.int64) - wrong
+    weights = ex._weight_rows(before, log_factor, table, 1)
+    total = weights.sum(axis=1)
+    vote = np.einsum("ij,ij->i", weights, P)
+    predictions = np.where(vote >= 0, 1, -1).astype(np.int8)
+    if rate is not None:
+        for row in np.flatnonzero(np.abs(vote) <= ex._tie_tolerance(P.shape[1]) * total).tolist():
+            predictions[row] = 1 if ex._exact_vote_sign(before[row], P[row], rate) >= 0 else -1
+    fraction = np.clip((total - y * vote) / (2 * total), 0.0, 1.0)
+    return predictions, fraction, before[-1] + wrong[-1]
+
+
+@pytest.mark.parametrize("eta", [0.5, 0.05, 0.9, 1e-3])
+def test_long_runs_equal_the_previous_engine(eta):
+    """Long runs: the sparse mode, and the renormalisations (total weight below 2^-300) in both modes."""
+    rng = np.random.default_rng(int(eta * 1000))
+    streams = [
+        sparse_stream(30_000, 40, rng),  # sparse after a few hundred rounds; the leaders' errors renormalise
+        wma_adversary(4_000, 12, min(eta, 0.9), rng),  # dense: the weight falls every round
+        iid_experts(30_000, rng.uniform(0.55, 0.6, 16), rng),  # dense for long, then sparse
+    ]
+    for P, y in streams:
+        r = weighted_majority_run(P, y, eta)
+        predictions, fraction, counts = reference_run(P, y, eta)
+        np.testing.assert_array_equal(r.predictions, predictions)
+        np.testing.assert_array_equal(r.expert_mistakes, counts)
+        np.testing.assert_allclose(r.wrong_fraction, fraction, rtol=1e-12, atol=1e-15)
+
+
+def test_play_continues_from_the_learners_state():
+    rng = np.random.default_rng(11)
+    P, y = sparse_stream(3000, 24, rng)
+    loop_learner = WeightedMajority(24, 0.2)
+    want = run(loop_learner, P, y, method="loop").predictions
+    learner = WeightedMajority(24, 0.2)
+    got = [learner.predict(P[t]) for t in range(1)]
+    learner.update(P[0], int(y[0]))
+    got += learner.play(P[1:2000], y[1:2000]).tolist()
+    for t in range(2000, 2010):  # back to predict/update in between
+        got.append(learner.predict(P[t]))
+        learner.update(P[t], int(y[t]))
+    got += learner.play(P[2010:], y[2010:]).tolist()
+    assert got == want.tolist()
+    assert loop_state(learner) == loop_state(loop_learner)
+
+
+def test_run_loop_equals_play():
+    """What the engine owner wires: run(..., method="loop") and play give the same trace and state."""
+    P, y = wma_adversary(500, 7, 0.3, np.random.default_rng(12))
+    a, b = WeightedMajority(7, 0.3), WeightedMajority(7, 0.3)
+    trace = run(a, P, y, method="loop")
+    np.testing.assert_array_equal(b.play(P, y), trace.predictions)
+    assert loop_state(a) == loop_state(b)
+    np.testing.assert_array_equal(a.weights, b.weights)
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (lambda P: P.astype(np.int64) * np.where(np.arange(P.shape[0]) == 37, 0, 1)[:, None], "^x must hold labels"),
+        (lambda P: np.where(np.arange(P.shape[0])[:, None] == 37, 5, P).astype(np.int8), "^x must hold labels"),
+        (lambda P: P[:, :3], r"^x must hold one prediction per expert, shape \(4,\), got \(3,\)"),
+        (lambda P: P.astype(bool), "^x must hold the labels -1 and \\+1 as numbers"),
+    ],
+)
+def test_play_raises_the_loops_error_after_the_same_rounds(bad, match):
+    P, y = iid_experts(60, [0.8, 0.6, 0.5, 0.4], np.random.default_rng(13))
+    X = bad(P)
+    loop_learner, learner = WeightedMajority(4, 0.5), WeightedMajority(4, 0.5)
+    with pytest.raises((ValueError, TypeError), match=match) as loop_error:
+        run(loop_learner, X, y, method="loop")
+    with pytest.raises(type(loop_error.value), match=match) as play_error:
+        learner.play(X, y)
+    assert str(play_error.value) == str(loop_error.value)
+    assert loop_state(learner) == loop_state(loop_learner)
+
+
+def test_fast_path_reports_bad_advice_as_check_expert_stream_does():
+    P, y = iid_experts(50, [0.8, 0.6, 0.5], np.random.default_rng(14))
+    P = P.astype(np.int8)
+    P[31, 2] = 0
+    with pytest.raises(ValueError) as expected:
+        check_expert_stream(P, y)
+    for args in ((P, y, 0.5), (P, y[:-1], 0.5), (P, np.zeros(50), 0.5), (P, y, 2.0)):
+        with pytest.raises(ValueError) as got:
+            weighted_majority_run(*args)
+        assert str(got.value) == str(expected.value)  # P's error first, as before
+    assert "got 0 (labels in {0, 1}?" in str(expected.value)
+
+
+def test_non_contiguous_and_other_dtypes_give_the_same_run():
+    P, y = wma_adversary(300, 8, 0.5, np.random.default_rng(15))
+    r = weighted_majority_run(P, y, 0.5)
+    for Q in (P.astype(np.int64), np.asfortranarray(P), P.astype(float), P.tolist()):
+        r2 = weighted_majority_run(Q, y, 0.5)
+        np.testing.assert_array_equal(r2.predictions, r.predictions)
+        np.testing.assert_array_equal(r2.expert_mistakes, r.expert_mistakes)
+    wide = np.repeat(P, 2, axis=1)[:, ::2]  # a strided int8 view
+    np.testing.assert_array_equal(weighted_majority_run(wide, y, 0.5).predictions, r.predictions)
+
+
+# --- the compiled Monte Carlo of RWMA: the same numbers as the numpy loop it replaced ---------------
+
+
+def reference_simulation(P, y, eta, n_trials, rng):
+    """The previous numpy loop of simulate_randomized_weighted_majority."""
+    import onlinelib.experts as ex
+
+    P, y = check_expert_stream(P, y)
+    T, N = P.shape
+    log_factor = ex._log_factor(eta)
+    table = None if math.isinf(log_factor) else ex._power_table(log_factor)
+    wrong = P != y[:, None]
+    counts = np.zeros(N, dtype=np.int64)
+    mistakes = np.zeros(n_trials, dtype=np.int64)
+    for t in range(T):
+        weights = ex._weight_rows(counts[None, :], log_factor, table, t + 1)[0]
+        cumulative = np.cumsum(weights)
+        picks = np.searchsorted(cumulative, rng.random(n_trials) * cumulative[-1], side="right")
+        mistakes += wrong[t, np.minimum(picks, N - 1)]
+        counts += wrong[t]
+    return mistakes
+
+
+@pytest.mark.parametrize("n_trials", [1, 7, 3000])  # 3000: more guide buckets than experts
+@pytest.mark.parametrize("eta", [0.5, 0.1, 1e-5, 0.999, 1.0])
+def test_simulation_equals_the_numpy_loop_draw_for_draw(eta, n_trials):
+    rng = np.random.default_rng(16)
+    for P, y in (iid_experts(150, rng.uniform(0.4, 0.9, 12), rng), wma_adversary(150, 12, min(eta, 0.9), rng)):
+        if eta == 1.0:
+            P = P.copy()
+            P[:, 5] = y
+        a, b = np.random.default_rng(17), np.random.default_rng(17)
+        got = simulate_randomized_weighted_majority(P, y, eta, n_trials, a)
+        np.testing.assert_array_equal(got, reference_simulation(P, y, eta, n_trials, b))
+        assert a.random() == b.random()  # the same number of draws
+
+
+def test_rwma_play_equals_its_loop():
+    P, y = wma_adversary(400, 9, 0.4, np.random.default_rng(18))
+    loop_learner = RandomizedWeightedMajority(9, 0.4, np.random.default_rng(19))
+    trace = run(loop_learner, P, y, method="loop")
+    learner = RandomizedWeightedMajority(9, 0.4, np.random.default_rng(19))
+    got = np.concatenate([learner.play(P[:150], y[:150]), learner.play(P[150:], y[150:])])
+    np.testing.assert_array_equal(got, trace.predictions)
+    assert loop_state(learner) == loop_state(loop_learner)
+    assert learner.rng.random() == loop_learner.rng.random()
+    # eta = 1 with no weight left: the loop's error, in the same round, after the same draws
+    P1 = np.array([[1, -1], [-1, 1], [1, 1]])
+    y1 = np.array([-1, -1, 1])
+    a = RandomizedWeightedMajority(2, 1.0, np.random.default_rng(1))
+    b = RandomizedWeightedMajority(2, 1.0, np.random.default_rng(1))
+    for learner_, call in ((a, lambda L: run(L, P1, y1, method="loop")), (b, lambda L: L.play(P1, y1))):
+        with pytest.raises(ValueError, match="^every expert has weight 0 in round 3"):
+            call(learner_)
+    assert loop_state(a) == loop_state(b) and a.rng.random() == b.rng.random()
+
+
+def test_import_onlinelib_loads_no_numba_until_a_run():
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, onlinelib as ol\n"
+        "L = ol.WeightedMajority(2, 0.5); L.predict([1, -1])\n"
+        "print('numba' in sys.modules)\n"
+        "ol.weighted_majority_run([[1, -1]], [1], 0.5)\n"
+        "print('numba' in sys.modules, 'onlinelib._kernels_experts' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split() == ["False", "True", "True"], ran.stdout
+
+
+def long_lived_stream(T, rng):
+    """Expert 0 never errs (no renormalisation ever), expert 1 errs in half of the rounds."""
+    y = np.where(rng.random(T) < 0.5, 1, -1).astype(np.int8)
+    return np.stack([y, np.where(rng.random(T) < 0.5, y, -y)], axis=1).astype(np.int8), y
+
+
+@pytest.mark.parametrize("eta", [0.3, 0.05, 0.9, 2.0**-17])
+def test_wrong_fraction_is_accurate_to_a_few_ulps(eta):
+    """F_t to about 1e-16 (the module docstring): against long double (64-bit significand) weights.
+
+    The engine's weights are double-doubles multiplied by 1 - eta. With plain doubles each
+    product would round, and the 10^5 products of expert 1's weight in the long-lived stream
+    (eta = 2^-17: it keeps a weight near e^-0.76) would drift by some 10^2 ulps.
+    """
+    rng = np.random.default_rng(21)
+    beta = np.longdouble(1) - np.longdouble(eta)  # exact: 1 - eta needs at most 60 bits here
+    streams = [iid_experts(20_000, [0.95, 0.9, 0.6], rng), sparse_stream(20_000, 24, rng)]
+    if eta == 2.0**-17:
+        streams = [long_lived_stream(200_000, rng)]
+    for P, y in streams:
+        F = weighted_majority_run(P, y, eta).wrong_fraction
+        wrong = P != y[:, None]
+        before = np.cumsum(wrong, axis=0) - wrong
+        weights = np.power(beta, (before - before.min(axis=1, keepdims=True)).astype(np.longdouble))
+        reference = (weights * wrong).sum(axis=1) / weights.sum(axis=1)
+        # F_t = (Phi - y S) / (2 Phi): the rounding of the two sums, about N ulps of 1, absolutely
+        error = np.abs(F - reference.astype(float))
+        assert error.max() <= (P.shape[1] + 8) * 2.0**-53, error.max()

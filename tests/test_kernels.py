@@ -607,6 +607,253 @@ def test_accepts_bool_and_float_instances():
     assert kp.score(np.array([True, False, True])) == -8  # -K = -2^3
 
 
+# -- the block engine against the loop, bit for bit (issue 26) ---------------------------------
+#
+# ``run``'s default engine (``KernelPerceptron.scan``) decides rounds from certified
+# floating-point sums of kernel values, and falls back to exact Python integers when the
+# floats cannot certify a sign. Whatever path a round takes, the trace must be the loop's.
+
+ALL_KERNELS = [all_conjunctions(), monotone_monomials(), bounded_conjunctions(3), monotone_bounded_conjunctions(2)]
+
+
+def assert_engines_agree(n, kernel, convention, X, y, probes=()):
+    """Default engine == method="loop": trace, M (rows and labels, in order), counters, scores."""
+    loop = KernelPerceptron(n, kernel, convention)
+    fast = KernelPerceptron(n, kernel, convention)
+    expected = run(loop, X, y, method="loop")
+    trace = run(fast, X, y)
+    assert trace == expected
+    np.testing.assert_array_equal(trace.predictions, expected.predictions)
+    assert (fast.n_updates, fast.rounds) == (loop.n_updates, loop.rounds)
+    np.testing.assert_array_equal(fast.support_vectors, loop.support_vectors)
+    np.testing.assert_array_equal(fast.support_labels, loop.support_labels)
+    for z in probes:
+        assert fast.score(z) == loop.score(z)
+    return expected, fast
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+@pytest.mark.parametrize("kernel", ALL_KERNELS, ids=repr)
+@pytest.mark.parametrize("n", [1, 7, 63, 64, 65, 128, 130, 200])
+def test_engines_agree_on_random_streams_across_word_sizes(n, kernel, convention):
+    """n = 1..64 fill one 64-bit word, 65..128 two and 130, 200 three or four: each has its own
+    compiled loop. Random labels make about half of the rounds mistakes."""
+    rng = np.random.default_rng(n)
+    X = rng.integers(0, 2, (150, n)).astype(np.uint8)
+    y = np.where(rng.random(150) < 0.5, 1, -1).astype(np.int8)
+    expected, _ = assert_engines_agree(n, kernel, convention, X, y, probes=X[:3])
+    assert expected.n_mistakes >= 20
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+@pytest.mark.parametrize("n", [16, 24, 32, 40, 48, 56, 64])
+def test_engines_agree_on_the_theorem4_streams(n, convention):
+    """The chapter's Theorem 4 streams (a = n/4, b = n/8, the full family): a mistake on every
+    round under "nonnegative", and 1^n, whose kernel values reach 2^n, on round 2."""
+    a, b = n // 4, n // 8
+    family = constant_weight_family(n, a, b, 2**b, np.random.default_rng(n))
+    X, y = theorem4_stream(family)
+    expected, _ = assert_engines_agree(n, monotone_monomials(), convention, X, y, probes=[np.ones(n, np.uint8)])
+    if convention != "positive":
+        assert expected.n_mistakes == len(y)
+    for kernel in (all_conjunctions(), monotone_bounded_conjunctions(1)):
+        assert_engines_agree(n, kernel, convention, X, y)
+
+
+def test_engines_agree_on_the_lemma6_stream_at_n_400():
+    """The chapter's random-deletion family (Lemma 6's proof) at n = 400: seven words per row."""
+    family = constant_weight_family(400, 20, 5, 200, np.random.default_rng(6), method="random")
+    X, y = theorem4_stream(family)
+    for convention in CONVENTIONS:
+        expected, _ = assert_engines_agree(400, monotone_monomials(), convention, X, y)
+    assert expected.n_mistakes == len(y) == 2 + family.size
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_engines_agree_when_a_stream_is_replayed_until_clean(convention):
+    """The chapter's cycle_until_clean: run after run on the same learner and the same stream."""
+    m = 12
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, (400, m)).astype(np.uint8)
+    y = monotone_dnf_labels(X, [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]])
+    loop = KernelPerceptron(m, monotone_monomials(), convention)
+    fast = KernelPerceptron(m, monotone_monomials(), convention)
+    for _ in range(50):
+        expected = run(loop, X, y, method="loop")
+        assert run(fast, X, y) == expected
+        np.testing.assert_array_equal(fast.support_vectors, loop.support_vectors)
+        if expected.n_mistakes == 0:
+            break
+    assert expected.n_mistakes == 0 and loop.n_updates > 20
+
+
+def _count_exact_scores(monkeypatch):
+    """Count the rounds on which the block engine falls back to exact Python integers."""
+    calls = []
+    exact = KernelPerceptron._exact_score
+
+    def counting(self, *args):
+        calls.append(1)
+        return exact(self, *args)
+
+    monkeypatch.setattr(KernelPerceptron, "_exact_score", counting)
+    return calls
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+@pytest.mark.parametrize("n", [8, 40])
+def test_engines_agree_on_tie_heavy_streams_with_small_values(n, convention, monkeypatch):
+    """Three patterns with random labels: many scores are exactly 0, decided by the convention's
+    tie rule. The values stay below 2^53 in sum, where the doubles are exact: no fallback."""
+    calls = _count_exact_scores(monkeypatch)
+    rng = np.random.default_rng(n)
+    patterns = rng.integers(0, 2, (3, n)).astype(np.uint8)
+    X = patterns[rng.integers(0, 3, 300)]
+    y = np.where(rng.random(300) < 0.5, 1, -1).astype(np.int8)
+    for kernel in (monotone_monomials(), bounded_conjunctions(2)):
+        assert_engines_agree(n, kernel, convention, X, y, probes=patterns)
+        reference = KernelPerceptron(n, kernel, convention)
+        zeros = 0
+        for x, label in zip(X, y.tolist(), strict=True):
+            zeros += reference.score(x) == 0
+            reference.update(x, label)
+        assert zeros >= 10, zeros  # the tie rule is exercised
+    assert calls == []
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_engines_agree_on_cancellations_the_doubles_cannot_decide(convention, monkeypatch):
+    """x and its complement c at n = 80 under all conjunctions: K(x, x) = K(c, c) = 2^80 and
+    K(x, c) = 1, so scores are a 2^80 + b with small integers a, b. With a = 0 the doubles
+    lose b (1 - 2^80 + 2^80 sums to 0 in doubles) or even its sign: such rounds must go to the
+    exact fallback, and the decisions stay the loop's."""
+    calls = _count_exact_scores(monkeypatch)
+    n = 80
+    rng = np.random.default_rng(80)
+    x = rng.integers(0, 2, n).astype(np.uint8)
+    patterns = np.array([x, 1 - x], dtype=np.uint8)
+    X = patterns[rng.integers(0, 2, 400)]
+    y = np.where(rng.random(400) < 0.5, 1, -1).astype(np.int8)
+    expected, _ = assert_engines_agree(n, all_conjunctions(), convention, X, y, probes=patterns)
+    assert expected.n_mistakes >= 50 and len(calls) >= 10
+
+
+def test_a_score_the_doubles_round_to_zero_is_decided_exactly():
+    """M = [c (+1), x (-1), x (+1)] and the score of x is 1 - 2^80 + 2^80 = 1, which doubles
+    summed in that order give as 0. "margin" updates on (x, +1) iff the score is <= 0, so
+    trusting the doubles would update; the exact score does not."""
+    n = 80
+    x = np.zeros(n, np.uint8)
+    x[::3] = 1
+    c = 1 - x
+    X = np.array([c, x, x, x, x], dtype=np.uint8)
+    y = np.array([1, -1, 1, 1, -1], dtype=np.int8)
+    # rounds: c (score 0, update), x (-1: score 1, update), x (+1: 1 - 2^80, update),
+    # x (+1: score 1 > 0, no update), x (-1: score 1, update)
+    expected, fast = assert_engines_agree(n, all_conjunctions(), "margin", X, y, probes=[x, c])
+    assert fast.score(x) == 1 - 2**80  # M = [c (+1), x (-1), x (+1), x (-1)]
+    assert expected.predictions.tolist() == [1, 1, -1, 1, 1]
+    assert fast.n_updates == 4 and fast.support_labels.tolist() == [1, -1, 1, -1]
+    assert float(1) + float(-(2**80)) + float(2**80) == 0.0  # what the doubles alone would say
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_engines_agree_when_kernel_values_overflow_doubles(convention):
+    """n = 1100 under all conjunctions: K = 2^same reaches 2^1100, past the largest double, so the
+    doubles give inf or nan and every such round is decided in exact integers."""
+    n = 1100
+    rng = np.random.default_rng(1100)
+    X = rng.integers(0, 2, (40, n)).astype(np.uint8)
+    X[::7] = X[0]  # repeated rows: kernel values 2^1100
+    y = np.where(rng.random(40) < 0.5, 1, -1).astype(np.int8)
+    assert_engines_agree(n, all_conjunctions(), convention, X, y, probes=X[:2])
+
+
+@pytest.mark.parametrize("T", [1, 2, 3])
+def test_engines_agree_on_the_shortest_streams(T):
+    """One round takes the direct path (SHORT_SCAN), more the compiled pass."""
+    rng = np.random.default_rng(T)
+    for convention in CONVENTIONS:
+        for _ in range(10):
+            X = rng.integers(0, 2, (T, 5)).astype(np.uint8)
+            y = np.where(rng.random(T) < 0.5, 1, -1).astype(np.int8)
+            assert_engines_agree(5, all_conjunctions(), convention, X, y)
+
+
+def test_both_engines_count_the_same_kernel_evaluations_on_distinct_rows():
+    """Theorem 3's cost: |M| kernel values per round, on either engine."""
+    rng = np.random.default_rng(12)
+    codes = rng.permutation(2**12)[:500]
+    X = ((codes[:, None] >> np.arange(12)) & 1).astype(np.uint8)
+    y = np.where(rng.random(500) < 0.3, 1, -1).astype(np.int8)
+    for kernel in ALL_KERNELS:
+        loop, fast = KernelPerceptron(12, kernel), KernelPerceptron(12, kernel)
+        trace = run(loop, X, y, method="loop")
+        assert run(fast, X, y) == trace
+        steps = np.concatenate([[0], np.cumsum(trace.mistakes)[:-1]])  # |M| before each round
+        assert fast.kernel_evaluations == loop.kernel_evaluations == int(steps.sum()) > 0
+
+
+def test_an_update_scan_did_not_plan_drops_the_plan():
+    """After scan, an update on another row changes M: the next scan must start afresh."""
+    rng = np.random.default_rng(13)
+    n = 10
+    X = rng.integers(0, 2, (200, n)).astype(np.uint8)
+    y = np.where(rng.random(200) < 0.5, 1, -1).astype(np.int8)
+    kp = KernelPerceptron(n, all_conjunctions())
+    Xp = kp.prepare(X)
+    j, _ = kp.scan(Xp, y, 0)
+    kp.update(Xp[j], int(y[j]))  # the planned update
+    other = 1 - Xp[j]
+    label = -kp.predict(other)  # a mistake: M grows off the plan
+    kp.update(other, label)
+    reference = KernelPerceptron(n, all_conjunctions())
+    reference.update(X[j], int(y[j]))
+    reference.update(other, label)
+    assert kp.n_updates == reference.n_updates == 2
+    for start in (j + 1, j + 5, 0):
+        got = kp.scan(Xp, y, start)
+        expected = next(
+            ((t, reference.predict(X[t])) for t in range(start, 200) if reference.predict(X[t]) != y[t]), (200, 0)
+        )
+        assert got == expected
+
+
+def test_manual_rounds_between_runs_match_the_loop():
+    """run, then predict/update by hand (on and off the stream), then run again: as the loop."""
+    rng = np.random.default_rng(14)
+    n = 30
+    X = rng.integers(0, 2, (300, n)).astype(np.uint8)
+    y = np.where(rng.random(300) < 0.4, 1, -1).astype(np.int8)
+    learners = [KernelPerceptron(n, bounded_conjunctions(3), "positive") for _ in range(2)]
+    for kp, method in zip(learners, ("loop", "auto"), strict=True):
+        kp.trace1 = run(kp, X[:100], y[:100], method=method)
+        for t in range(100, 120):
+            kp.predict(X[t])
+            kp.update(X[t], int(y[t]))
+        kp.update(X[5], -int(y[5]))
+        kp.trace2 = run(kp, X[120:], y[120:], method=method)
+    a, b = learners
+    assert a.trace1 == b.trace1 and a.trace2 == b.trace2
+    np.testing.assert_array_equal(a.support_vectors, b.support_vectors)
+    assert a.rounds == b.rounds == 300 + 1
+
+
+@pytest.mark.parametrize("n", [1, 8, 63, 64, 65, 127, 128, 129, 400])
+def test_packed_rows_give_the_kernel_counts(n):
+    from onlinelib import _kernels_boolean
+
+    rng = np.random.default_rng(n)
+    A = rng.integers(0, 2, (20, n)).astype(np.uint8)
+    B = rng.integers(0, 2, (30, n)).astype(np.uint8)
+    PA, PB = _kernels_boolean.pack_rows(A), _kernels_boolean.pack_rows(B)
+    assert PA.shape == (20, max(1, (n + 63) // 64)) and PA.dtype == np.uint64
+    both = np.bitwise_count(PA[:, None, :] & PB[None, :, :]).sum(axis=2)
+    differ = np.bitwise_count(PA[:, None, :] ^ PB[None, :, :]).sum(axis=2)
+    np.testing.assert_array_equal(both, monotone_monomials().counts(A, B))
+    np.testing.assert_array_equal(n - differ, all_conjunctions().counts(A, B))
+
+
 # -- bad input ------------------------------------------------------------------------------------
 
 

@@ -196,6 +196,31 @@ class Winnow1Learner(linear._Winnow):
 """,
             FULL,
         ),
+        "the library's compiled update (private)": (
+            """
+from onlinelib import _kernels
+
+
+class Winnow1Learner:
+    def __init__(self, n, theta=None):
+        self.weights = np.ones(n)
+        self.theta = n / 2 if theta is None else float(theta)
+        self.counts = np.zeros(2, dtype=np.int64)
+
+    promotions = property(lambda self: int(self.counts[0]))
+    eliminations = property(lambda self: int(self.counts[1]))
+
+    def predict(self, x):
+        return 1 if _kernels.dense_score(np.asarray(x, dtype=float), self.weights, 0.0) > self.theta else -1
+
+    def update(self, x, y):
+        row = np.asarray(x, dtype=float)[None, :]
+        label = np.array([y], dtype=np.int8)
+        args = (self.theta, 1.0, False, True, False, _kernels.ELIMINATE, 2.0, False)
+        _kernels.play_dense(row, label, 0, self.weights, np.zeros(1), *args, label.copy(), self.counts)
+""",
+            FULL,
+        ),
     },
     "rwma": {
         "weighted_majority_run": (

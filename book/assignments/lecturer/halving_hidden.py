@@ -27,6 +27,7 @@ FORBIDDEN = [
     "onlinelib.RandomizedWeightedMajority",
     "onlinelib.weighted_majority_run",
     "onlinelib.experts._run",
+    "onlinelib._kernels_experts",
 ]
 
 

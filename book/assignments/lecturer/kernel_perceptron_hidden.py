@@ -15,7 +15,12 @@ TITLE = "Assignment 4: kernel Perceptron (chapter 6)"
 # What the student writes: absent from the library a graded notebook sees (the kernels stay). The
 # Perceptron (and the p-norm algorithm with p = 2, which is the Perceptron) over the kernel's explicit
 # features is the kernel Perceptron where the features fit in memory (tests/test_library_shortcut.py).
-FORBIDDEN = ["onlinelib.KernelPerceptron", "onlinelib.Perceptron", "onlinelib.PNormPerceptron"]
+FORBIDDEN = [
+    "onlinelib.KernelPerceptron",
+    "onlinelib.Perceptron",
+    "onlinelib.PNormPerceptron",
+    "onlinelib._kernels_boolean",  # the kernel Perceptron's compiled engine
+]
 
 
 def REFERENCE(n_features, kernel):

@@ -28,6 +28,7 @@ FORBIDDEN = [
     "onlinelib.learning_curves.one_step_drift",
     "onlinelib.Perceptron",
     "onlinelib.PNormPerceptron",
+    "onlinelib._kernels",  # the compiled reduced simulation and the Perceptron's updates
 ]
 
 

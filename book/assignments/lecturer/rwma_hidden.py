@@ -24,6 +24,7 @@ FORBIDDEN = [
     "onlinelib.experts._weight_rows",
     "onlinelib.experts._log_weights",
     "onlinelib.experts._vote",
+    "onlinelib._kernels_experts",  # the compiled Weighted Majority engine and RWMA Monte Carlo
     "onlinelib.Halving",
     "onlinelib.randomized_halving_expected_mistakes",
     "onlinelib.version_space._VersionSpace",

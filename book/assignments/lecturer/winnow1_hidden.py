@@ -26,6 +26,8 @@ FORBIDDEN = [
     "onlinelib.Winnow2",
     "onlinelib.linear._Winnow",
     "onlinelib.linear._ThresholdLearner",
+    "onlinelib.linear._CompiledRule",
+    "onlinelib._kernels",  # the compiled scans and updates of Winnow1, Winnow2 and the Perceptron
 ]
 
 
