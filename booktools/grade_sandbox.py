@@ -28,6 +28,7 @@ import ast
 import compileall
 import json
 import os
+import select
 import selectors
 import shutil
 import signal
@@ -511,6 +512,10 @@ class Sandbox:
                     command += ["--ro-bind", str(extra), f"/tmp/work/{extra.name}"]
             # bwrap's own root is a tmpfs too: read-only, so /tmp stays the only writable place
             command += ["--remount-ro", "/"]
+            # bwrap writes the host pid of the sandbox's init here: killing that init ends the whole
+            # PID namespace, and bwrap exits only once it has, so close() can wait for the end
+            info_read, info_write = os.pipe()
+            command += ["--info-fd", str(info_write)]
             command += [
                 "--",
                 interpreter,
@@ -542,15 +547,28 @@ class Sandbox:
             command = [sys.executable, "-I", str(WORKER), str(library), json.dumps(worker_limits)]
             env_outer = env
             self.cwd = str(box)
-        self.proc = subprocess.Popen(
-            command,
-            cwd=self.cwd,
-            env=env_outer,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+            info_read = info_write = None
+        self.init_pidfd = None
+        try:
+            self.proc = subprocess.Popen(
+                command,
+                cwd=self.cwd,
+                env=env_outer,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=() if info_write is None else (info_write,),
+            )
+        except BaseException:
+            if info_read is not None:
+                os.close(info_read)
+            raise
+        finally:
+            if info_write is not None:
+                os.close(info_write)
+        if info_read is not None:
+            self.init_pidfd = _open_sandbox_init(info_read)
         os.set_blocking(self.proc.stdin.fileno(), False)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.proc.stdout, selectors.EVENT_READ, "reply")
@@ -732,7 +750,24 @@ class Sandbox:
         self._fail("protocol", "the submission's reply is malformed")
 
     def close(self) -> None:
-        """Kill the sandbox (its whole PID namespace) and release its pipes and cgroups."""
+        """Kill the sandbox (its whole PID namespace), wait until nothing of it runs, release its pipes and cgroups.
+
+        Killing the namespace's init makes the kernel kill and reap everything in it before the init
+        is gone; bwrap exits after its init, so waiting for bwrap waits for the whole sandbox. Killing
+        bwrap alone would return at once and leave the init to die a moment later (by
+        ``--die-with-parent``), after the grader may have finished.
+        """
+        if self.init_pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.init_pidfd, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            os.close(self.init_pidfd)
+            self.init_pidfd = None
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -748,6 +783,29 @@ class Sandbox:
         self.selector.close()
         if self.cgroups is not None:
             self.cgroups.remove()
+
+
+def _open_sandbox_init(info_read: int) -> int | None:
+    """A pidfd of the sandbox's init, from the JSON bwrap writes to ``--info-fd`` (None if bwrap
+    failed before writing it). A pidfd, not the pid: it cannot come to name another process."""
+    text = b""
+    try:
+        # one JSON object, written as soon as the init is cloned; end of file if bwrap failed first
+        while select.select([info_read], [], [], 30)[0]:
+            chunk = os.read(info_read, 4096)
+            if not chunk:
+                return None
+            text += chunk
+            try:
+                pid = int(json.loads(text)["child-pid"])
+            except ValueError:
+                continue  # not all of it yet
+            return os.pidfd_open(pid)
+        return None
+    except (KeyError, TypeError, OSError):
+        return None
+    finally:
+        os.close(info_read)
 
 
 class RemoteRef:

@@ -411,6 +411,79 @@ def test_a_python_without_jupytext_stops_the_run_before_any_row(tmp_path, monkey
     assert outcome["status"] == "unreadable" and "jupytext" in outcome["reason"], outcome
 
 
+# -- a closed sandbox has ended ----------------------------------------------------------------------------
+
+HOLD_MEMORY = """
+import os, time
+import numpy as np
+
+
+def hold():
+    global big
+    big = np.ones(20 * 2**20)  # 160 MB, and three children writing their own copies: slow to tear down
+    for _ in range(3):
+        if os.fork() == 0:
+            big[:] = 2.0
+            time.sleep(600)
+    return int(big.sum())
+"""
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _close_and_list_survivors(tmp_path: Path, *, kill_bwrap_only: bool) -> tuple[list[int], list[int]]:
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "source": HOLD_MEMORY, "outputs": [], "execution_count": None}],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    worker = start_sandbox(tmp_path, "submission.ipynb", json.dumps(notebook).encode())
+    try:
+        assert worker.value(worker.run_notebook("/submission/submission.ipynb", "hold", "function"))() == 20 * 2**20
+        time.sleep(0.3)  # the children have written their copies
+        inside = _descendants(worker.proc.pid)
+        if kill_bwrap_only:  # the old close(): SIGKILL bwrap's process group and wait for bwrap alone
+            os.close(worker.init_pidfd)
+            worker.init_pidfd = None
+    finally:
+        worker.close()
+    return inside, [pid for pid in inside if os.path.exists(f"/proc/{pid}")]
+
+
+@needs_bwrap
+def test_closing_a_sandbox_returns_only_once_nothing_of_it_runs(tmp_path):
+    """CI once failed "a sandboxed worker survived the grading run": close() killed bwrap and returned
+    while the sandbox's init was still dying (by --die-with-parent), after the grader's last row."""
+    inside, left = _close_and_list_survivors(tmp_path / "new", kill_bwrap_only=False)
+    assert len(inside) >= 5, f"the init, the worker and its three children run in the sandbox: {inside}"
+    assert not left, f"processes of a closed sandbox still exist: {left} of {inside}"
+
+    # the control: killing bwrap alone returns while some of the sandbox is still there
+    survived = []
+    for attempt in range(3):
+        _, left = _close_and_list_survivors(tmp_path / f"old{attempt}", kill_bwrap_only=True)
+        survived.append(left)
+        if left:
+            break
+    assert any(survived), "the old close() left nothing behind: this test no longer shows the race"
+
+
 # -- nothing of the lecturer's machine in the sandbox or the feedback ------------------------------------------
 
 PATHS_PROBE = """
