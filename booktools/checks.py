@@ -37,12 +37,14 @@ from onlinelib import plain_data
 from onlinelib.grading import (
     PUBLIC_FORMAT,
     Case,
+    Certificate,
     Check,
     GradeReport,
     Stream,
     check_bounds,
     check_call,
     check_callable,
+    check_certificate,
     check_items,
     check_learner,
     checked_input,
@@ -53,12 +55,15 @@ from onlinelib.validation import check_real
 
 __all__ = [
     "Case",
+    "Certificate",
     "Check",
+    "MissingPart",
     "GradeReport",
     "Stream",
     "check_bounds",
     "compare_functions",
     "compare_learners",
+    "verify_certificates",
     "record_public_checks",
 ]
 
@@ -156,6 +161,70 @@ def compare_functions(
     return report
 
 
+class MissingPart:
+    """A part of an assignment the notebook does not define: every check of it fails with the reason.
+
+    The grader passes one to the hidden tests' ``grade`` in place of a missing function or class
+    of an assignment with several parts (PARTS), so the other parts are still graded.
+    """
+
+    def __init__(self, name: str, reason: str):
+        self.name, self.reason = name, reason
+
+    def __call__(self, *args, **kwargs):
+        raise NameError(self.reason or f"the notebook does not define {self.name}")
+
+    def __repr__(self) -> str:
+        return f"MissingPart({self.name!r})"
+
+
+def _checked_certificate(item: Any, i: int) -> Certificate:
+    where = f"certificates[{i}]"
+    if not isinstance(item, Certificate):
+        raise TypeError(f"{where} must be a Certificate, got {type(item).__name__}")
+    from onlinelib.certificates import VERIFIERS
+
+    if item.verifier not in VERIFIERS:
+        raise ValueError(f"{where}.verifier must be one of {sorted(VERIFIERS)}, got {item.verifier!r}")
+    if not isinstance(item.params, Mapping):
+        raise TypeError(f"{where}.params must be a mapping, got {type(item.params).__name__}")
+    if item.target is not None and (
+        isinstance(item.target, bool) or not isinstance(item.target, int) or item.target < 0
+    ):
+        raise ValueError(f"{where}.target must be an int >= 0 or None, got {item.target!r}")
+    check_real(item.points, f"{where}.points", 0.0, strict=False)
+    return item
+
+
+def _dimension(certificate: Certificate) -> int:
+    """Ldim or VC of a mistake-tree or shattered-set certificate's class."""
+    from onlinelib import ConceptClass, littlestone_dimension, vc_dimension
+
+    table = certificate.params["table"]
+    cls = table if isinstance(table, ConceptClass) else ConceptClass(table)
+    return littlestone_dimension(cls) if certificate.verifier == "mistake_tree" else vc_dimension(cls)
+
+
+def verify_certificates(student_fn: Callable, certificates: Sequence[Certificate], *, title: str = "") -> GradeReport:
+    """Call the student's function for each certificate and verify what it returns, exactly.
+
+    The hidden tests of the certificate assignments (issue 27): each certificate is one check,
+    decided by ``onlinelib.grading.check_certificate``, as in the notebook's public checks. The
+    verifier runs here, in the grader's judge, on the plain data the sandbox returned; a valid
+    object earns ``points * min(1, quality / target)``, an invalid one 0 with the condition that
+    failed and where.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a certificate is malformed or names an unknown verifier (the lecturer's error; the
+        grader records it as its own, never as the student's zero).
+    """
+    check_callable(student_fn, "student_fn")
+    certificates = [_checked_certificate(item, i) for i, item in enumerate(check_items(certificates, "certificates"))]
+    return GradeReport((check_certificate(student_fn, c) for c in certificates), title=title)
+
+
 def compare_learners(
     student_factory: Callable,
     reference_factory: Callable,
@@ -230,6 +299,7 @@ def record_public_checks(
     *,
     streams: Sequence[Stream | tuple] | None = None,
     cases: Sequence[Case | tuple] | None = None,
+    certificates: Sequence[Certificate] | None = None,
     observe: Mapping[str, str] | None = None,
     rounds: bool = False,
     title: str = "",
@@ -250,6 +320,9 @@ def record_public_checks(
         before round 1 and after every round.
     cases : sequence of Case, optional
         For a function: the return value of each case is recorded.
+    certificates : sequence of Certificate, optional
+        For a certificate assignment: the certificates are recorded as they are (the student's
+        object is verified in the notebook); the reference must earn every point on each.
     observe : mapping of str to str
         Label -> attribute name of the learner, e.g. ``{"|V|": "size"}``.
     rounds, title
@@ -261,8 +334,11 @@ def record_public_checks(
         JSON-ready (``onlinelib.plain_data.encode``) data for ``onlinelib.grading.PublicChecks``.
     """
     check_callable(reference, "reference")
-    if (streams is None) == (cases is None):
-        raise ValueError("record_public_checks needs exactly one of streams (a learner) or cases (a function)")
+    if sum(x is not None for x in (streams, cases, certificates)) != 1:
+        raise ValueError(
+            "record_public_checks needs exactly one of streams (a learner), cases (a function) "
+            "or certificates (a certificate assignment)"
+        )
     observe = dict(observe or {})
     for label, attribute in observe.items():
         if not isinstance(attribute, str) or not attribute.isidentifier():
@@ -289,6 +365,29 @@ def record_public_checks(
                     "points": stream.points,
                     "predictions": predictions,
                     "observed": seen,
+                }
+            )
+    elif certificates is not None:
+        data.update(kind="certificate", certificates=[])
+        for i, item in enumerate(check_items(certificates, "certificates")):
+            certificate = _checked_certificate(item, i)
+            made = check_certificate(reference, certificate)
+            if not made.passed:  # the public checks must be passable: the reference earns every point
+                raise ValueError(f"the reference fails certificates[{i}] ({certificate.name!r}): {made.message}")
+            params = dict(certificate.params)
+            if certificate.verifier in ("mistake_tree", "shattered_set") and "optimum" not in params:
+                # recorded, so the notebook's check never computes a dimension: the graded copy of the
+                # library may have littlestone_dimension removed (the student writes it)
+                params["optimum"] = _dimension(certificate)
+            data["certificates"].append(
+                {
+                    "name": certificate.name,
+                    "args": tuple(certificate.args),
+                    "kwargs": dict(certificate.kwargs),
+                    "verifier": certificate.verifier,
+                    "params": params,
+                    "target": certificate.target,
+                    "points": certificate.points,
                 }
             )
     else:

@@ -49,10 +49,18 @@ spreadsheet would read as a formula are neutralised and control characters escap
 Besides the CSV, ``--feedback-dir`` (default: next to the CSV, ``<out>_feedback/``) gets
 one Markdown file per submission with each check, its points and its message.
 
-The CSV has the columns ``submission, score, max_score, status, feedback``; status is one
+The CSV has the columns ``submission, student, score, max_score, status, feedback``; status is one
 of graded, forbidden, timeout, memory, output, syntax_error, error, missing, crashed,
 protocol, unreadable, rejected, skipped, grader-error. Before grading, the reference solution is graded
 in this process and must get full marks; its score is every row's ``max_score``.
+
+**Per student** (issue 27): each row belongs to a student (the id the notebook declares, else its
+first folder, else its file's stem); ``--gradebook`` (default ``<out>_gradebook.csv``) gets one row
+per student and one column per written question, and a student with two files is flagged, not
+counted twice. An assignment with written questions (the hidden file's ``QUESTIONS``) also gets
+``--review-dir`` (default ``<out>_review/``): one HTML page per question with every answer
+(anonymous codes, maths typeset offline) and the blank rubric; ``--merge-manual MARKS.csv`` merges
+a filled copy of that rubric into the gradebook and the feedback files (``booktools/manual.py``).
 
 ``--write-public-checks`` records each assignment's public checks (the hidden file's
 ``public_checks()``) from the reference into ``book/assignments/NAME_public.json``, which
@@ -79,6 +87,7 @@ import time
 from pathlib import Path
 
 from booktools import grade_sandbox as sandbox
+from booktools import manual
 from booktools.judge import GRADER_ERROR, JudgeConfig, load_hidden, run_judge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,7 +111,7 @@ STATUSES = (
 )
 MAX_DEPTH = 32  # folders below SUBMISSIONS searched; a deeper folder gets one "skipped" row
 MAX_ENTRIES = 20_000  # entries listed in all; past that, one "skipped" row for the rest
-FIELDS = ["submission", "score", "max_score", "status", "feedback"]
+FIELDS = ["submission", "student", "score", "max_score", "status", "feedback"]
 NOTEBOOK_SUFFIXES = (".ipynb", ".md")
 
 
@@ -129,7 +138,17 @@ def public_checks_text(hidden) -> str:
     """The public-checks file of one assignment, recorded from its reference."""
     from booktools.checks import record_public_checks
 
-    data = record_public_checks(hidden.REFERENCE, **hidden.public_checks())
+    if hasattr(hidden, "PARTS"):  # one section per part: load_public_checks(path, part=NAME)
+        data = {
+            "format": 1,
+            "kind": "parts",
+            "parts": {
+                name: record_public_checks(hidden.REFERENCE[name], **kwargs)
+                for name, kwargs in hidden.public_checks().items()
+            },
+        }
+    else:
+        data = record_public_checks(hidden.REFERENCE, **hidden.public_checks())
     return json.dumps(data, indent=None, separators=(",", ":"), allow_nan=True) + "\n"
 
 
@@ -515,6 +534,7 @@ class Rows:
     def cells(self, row: dict) -> dict:
         return {
             "submission": csv_cell(row["submission"]),
+            "student": csv_cell(student_of(row)),
             "score": _fmt(row["score"]),
             "max_score": _fmt(self.max_score),
             "status": row["status"],
@@ -548,6 +568,126 @@ class Rows:
         os.replace(tmp, self.out)
 
 
+def student_of(row: dict) -> str:
+    """The student a row belongs to: the id the notebook declares (``student:`` in its front matter or
+    metadata), else the first folder of its path (a folder per student), else the file's stem."""
+    declared = row.get("student")
+    if declared:
+        return declared
+    first, _, rest = row["submission"].partition("/")
+    return first if rest else Path(first).stem
+
+
+# -- per student: the gradebook, the written answers -----------------------------------------------------
+
+GRADEBOOK_FIXED = ["student", "automatic"]
+
+
+def _students(rows: list[dict]) -> dict[str, list[dict]]:
+    """{student: their rows}, for every row that stands for a hand-in (skipped entries are no one's)."""
+    found: dict[str, list[dict]] = {}
+    for row in rows:
+        if row["status"] != "skipped":
+            found.setdefault(student_of(row), []).append(row)
+    return found
+
+
+def answers_by_student(students: dict[str, list[dict]]) -> dict[str, dict[str, str]]:
+    """Each student's written answers, from their one submission (none while they have two)."""
+    return {s: dict(rows[0].get("answers") or {}) for s, rows in students.items() if len(rows) == 1}
+
+
+def write_gradebook(path: Path, students: dict[str, list[dict]], max_score: float, questions, marks) -> list[str]:
+    """One row per student, one column per question: the CSV an LMS gradebook imports.
+
+    Columns: ``student``, ``automatic`` (the hidden tests' points), one column per written
+    question (``QUESTION [max]``: the merged manual points, empty until marked), ``total`` and
+    ``status`` (``ok``; ``duplicate: FILES``, a student with two submissions, whose score is left
+    empty until one is removed; ``to mark``, some question not marked yet; ``changed``, an answer
+    changed after it was marked). Returns the students flagged as duplicates.
+    """
+    columns = [f"{q.id} [{_fmt(float(q.points))}]" for q in questions]
+    fields = [*GRADEBOOK_FIXED, *columns, "total", "max", "status"]
+    duplicates = []
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(fields)
+        total_max = max_score + sum(float(q.points) for q in questions)
+        for student in sorted(students):
+            rows = students[student]
+            if len(rows) > 1:
+                duplicates.append(student)
+                files = ", ".join(sorted(printable(r["submission"]) for r in rows))
+                writer.writerow(
+                    [csv_cell(student), "", *[""] * len(columns), "", _fmt(total_max), csv_cell(f"duplicate: {files}")]
+                )
+                continue
+            row = rows[0]
+            cells, total, status = [], float(row["score"]), "ok"
+            for q in questions:
+                mark = (marks.get(student) or {}).get(q.id)
+                if mark is None or mark.status in ("unmarked", "changed"):
+                    cells.append("")
+                    status = "changed" if mark is not None and mark.status == "changed" else "to mark"
+                else:
+                    cells.append(_fmt(float(mark.points)))
+                    total += float(mark.points)
+            if row["status"] != "graded" and status == "ok":
+                status = row["status"]
+            writer.writerow([csv_cell(student), _fmt(row["score"]), *cells, _fmt(total), _fmt(total_max), status])
+    os.replace(tmp, path)
+    return duplicates
+
+
+def per_student_outputs(args, hidden, rows: "Rows", max_score: float, title: str) -> list[str]:
+    """The gradebook and, for an assignment with written questions, the review pages, the rubric and
+    the merged marks (``--merge-manual``); returns what the lecturer must look at, as lines."""
+    questions = manual.questions_from_hidden(getattr(hidden, "QUESTIONS", []))
+    students = _students(rows.rows)
+    lines, marks = [], {}
+    if questions:
+        review_dir = args.review_dir or args.out.with_name(args.out.stem + "_review")
+        review_dir.mkdir(parents=True, exist_ok=True)
+        stored_file = review_dir / "answers.json"  # a rerun (--regrade-errors) keeps the answers of rows it keeps
+        stored = json.loads(stored_file.read_text(encoding="utf-8")) if stored_file.is_file() else {}
+        for row in rows.rows:
+            if "answers" not in row and isinstance(stored.get(row["submission"]), dict):
+                row["answers"] = stored[row["submission"]]
+        stored = {row["submission"]: row["answers"] for row in rows.rows if "answers" in row}
+        stored_file.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
+        answers = answers_by_student(students)
+        # beside the CSV, not in the review folder: that folder can go to a marker without the names
+        codes = manual.assign_codes(sorted(answers), args.out.with_name(args.out.stem + "_review_key.csv"))
+        manual.write_review(review_dir, questions, answers, codes, show_names=args.review_names, title=title)
+        lines.append(
+            f"written answers: one review page per question in {review_dir}/ (index.html); mark them in a copy of "
+            f"{review_dir / 'rubric.csv'} and grade again with --merge-manual YOUR_COPY"
+        )
+        if args.merge_manual:
+            try:
+                marks, notes = manual.merge_rubric(args.merge_manual, questions, answers, codes)
+            except (ValueError, TypeError, OSError) as exc:
+                raise SystemExit(f"--merge-manual {args.merge_manual}: {exc}") from None
+            lines += notes
+            for student, student_marks in marks.items():
+                row = students[student][0]
+                path = rows.feedback_dir / feedback_name(row["submission"])
+                text = feedback_markdown(row, rows.max_score, rows.title)
+                path.write_text(text + "\n" + manual.feedback_text(student_marks, questions), encoding="utf-8")
+    elif args.merge_manual:
+        raise SystemExit(f"--merge-manual: assignment {args.assignment!r} has no written questions (QUESTIONS)")
+    gradebook = args.gradebook or args.out.with_name(args.out.stem + "_gradebook.csv")
+    duplicates = write_gradebook(gradebook, students, max_score, questions, marks)
+    lines.append(f"gradebook (one row per student): {gradebook}")
+    if duplicates:
+        lines.append(
+            f"students with more than one submission ({len(duplicates)}), left without a score in the gradebook "
+            f"until one file is removed: {', '.join(printable(d) for d in duplicates)}"
+        )
+    return lines
+
+
 def read_previous_rows(out: Path) -> list[dict]:
     """The rows of an earlier run's CSV (``--regrade-errors``), with the submission names as graded."""
     if not out.is_file():
@@ -559,6 +699,7 @@ def read_previous_rows(out: Path) -> list[dict]:
         return [
             {
                 "submission": row["submission"],
+                "student": row["student"],
                 "score": float(row["score"]),
                 "status": row["status"],
                 "feedback": row["feedback"],
@@ -602,6 +743,23 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="regrade only the rows of OUT (an earlier run) whose status is grader-error",
     )
+    parser.add_argument(
+        "--gradebook", type=Path, help="one row per student (default: OUT's name with _gradebook.csv, next to it)"
+    )
+    parser.add_argument(
+        "--review-dir",
+        type=Path,
+        help="written answers: the review pages and the rubric (default: OUT's name with _review, next to it)",
+    )
+    parser.add_argument(
+        "--review-names", action="store_true", help="show the students' ids on the review pages (default: anonymous)"
+    )
+    parser.add_argument(
+        "--merge-manual",
+        type=Path,
+        metavar="RUBRIC_CSV",
+        help="merge the marks of a filled copy of the review's rubric.csv into the gradebook and the feedback",
+    )
     parser.add_argument("--hidden-dir", type=Path, default=HIDDEN_DIR, help="where NAME_hidden.py lives")
     parser.add_argument("--assignments-dir", type=Path, default=ASSIGNMENTS, help="where NAME_public.json lives")
     parser.add_argument(
@@ -635,6 +793,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--{option.replace('_', '-')} must be at least {low}, got {getattr(args, option)}")
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder")
+    if args.merge_manual is not None and not args.merge_manual.is_file():
+        parser.error(f"--merge-manual: {args.merge_manual} is not a file (a filled copy of the review's rubric.csv)")
 
     bwrap = None
     if args.unsafe_no_sandbox:
@@ -695,6 +855,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.finish()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    flagged = per_student_outputs(args, hidden, rows, max_score, title)
 
     width = min(60, max([len(printable(r["submission"])) for r in rows.rows] + [10]))
     print(f"{'submission':{width}s}  {'score':>7s}  {'status':12s}  feedback")
@@ -702,6 +863,8 @@ def main(argv: list[str] | None = None) -> int:
         score = f"{_fmt(r['score'])}/{_fmt(max_score)}"
         print(f"{printable(r['submission']):{width}s}  {score:>7s}  {r['status']:12s}  {printable(r['feedback'])}")
     print(f"wrote {args.out} and {len(rows.rows)} feedback files in {feedback_dir}", file=sys.stderr)
+    for line in flagged:
+        print(line, file=sys.stderr)
     errors = [r["submission"] for r in rows.rows if r["status"] == GRADER_ERROR]
     if errors:
         print(

@@ -725,6 +725,14 @@ class Sandbox:
             self._fail("protocol", "the submission's reply to running the notebook is malformed")
         return outcome
 
+    def lookup(self, function: str, kind: str = "function", read_only: bool = False) -> dict:
+        """After ``run_notebook``: look up another name of the notebook (an assignment of several parts)."""
+        reply = self.request("lookup", function=function, kind=kind, read_only=read_only)
+        outcome = reply.get("outcome")
+        if not isinstance(outcome, dict) or not isinstance(outcome.get("status"), str):
+            self._fail("protocol", "the submission's reply to a lookup is malformed")
+        return outcome
+
     def value(self, reply: dict):
         """The value of a reply: decoded plain data, a RemoteRef, or the student's exception raised here."""
         if "error" in reply:

@@ -13,7 +13,11 @@ Requests (one JSON object per line, each with an ``id``)::
 
     {"op": "run", "notebook": PATH, "function": NAME, "kind": "learner" or "function", "read_only": BOOL}
                                                         run every code cell, then look NAME up
-                                                        (read_only: a call that changes its arguments fails)
+                                                        (read_only: a call that changes its arguments fails;
+                                                        NAME null: only run the cells)
+    {"op": "lookup", "function": NAME, "kind": ..., "read_only": BOOL}
+                                                        look NAME up after the run (an assignment of
+                                                        several parts looks each one up)
     {"op": "call", "ref": R, "args": [...], "kwargs": {...}}
     {"op": "getattr", "ref": R, "name": ATTRIBUTE}
 
@@ -417,8 +421,8 @@ class Worker:
         self.memory_mb, self.reply_bytes = memory_mb, reply_bytes
         self.out = os.fdopen(reply_fd, "w", encoding="utf-8", buffering=1)
         self.objects = {}  # ref -> object kept here
-        self.function_ref = None  # the assignment's class or function, once the notebook has run
-        self.kind = "function"  # "learner": what FUNCTION builds stays here; "function": it returns data
+        self.learner_refs = set()  # the refs of learner classes: what they build stays here; others return data
+        self.namespace = None  # the notebook's variables, once it has run
 
     # -- helpers -----------------------------------------------------------------------------
     def forbidden_used(self) -> list:
@@ -471,6 +475,7 @@ class Worker:
         # taken before any of the student's code runs, so a notebook cannot swap it
         from onlinelib.grading import unchanged_arguments
 
+        self.unchanged_arguments = unchanged_arguments
         shell = notebook_shell()
         for cell in cells:
             self.send({"event": "cell", "cell": cell["number"]})
@@ -478,8 +483,16 @@ class Worker:
             if stop is not None:
                 return {"outcome": stop}
         self.send({"event": "checks"})
-        name, namespace = request["function"], shell.user_ns
-        if name not in namespace:
+        self.namespace = shell.user_ns
+        if request.get("function") is None:
+            return {"outcome": {"status": "ok"}}
+        return self.lookup(request)
+
+    def lookup(self, request: dict) -> dict:
+        name, namespace = request["function"], self.namespace
+        if namespace is None:
+            return {"outcome": {"status": "missing", "reason": "the notebook has not run"}}
+        if not isinstance(name, str) or name not in namespace:
             return {
                 "outcome": {
                     "status": "missing",
@@ -494,11 +507,11 @@ class Worker:
                     "reason": f"{name} is a {type(target).__name__}, not a function or class",
                 }
             }
-        if request.get("kind") == "function" and request.get("read_only"):
-            target = unchanged_arguments(target)  # the assignment says its arguments stay as they were
+        if request.get("kind") != "learner" and request.get("read_only"):
+            target = self.unchanged_arguments(target)  # the assignment says its arguments stay as they were
         kept = self.keep(target)
-        self.function_ref = kept["ref"]
-        self.kind = request.get("kind", "function")
+        if request.get("kind") == "learner":
+            self.learner_refs.add(kept["ref"])
         return {"outcome": {"status": "ok", **kept}}
 
     def call(self, request: dict) -> dict:
@@ -509,7 +522,7 @@ class Worker:
         kwargs = plain_data.decode(request["kwargs"])
         result = target(*args, **kwargs)
         # the learner that a learner assignment's class builds stays here; everything else must be data
-        return self.reply_value(result, keep=request["ref"] == self.function_ref and self.kind == "learner")
+        return self.reply_value(result, keep=request["ref"] in self.learner_refs)
 
     def getattr(self, request: dict) -> dict:
         value = getattr(self.objects[request["ref"]], request["name"])
@@ -544,6 +557,8 @@ class Worker:
                     reply = self.call(request)
                 elif op == "getattr":
                     reply = self.getattr(request)
+                elif op == "lookup":
+                    reply = self.lookup(request)
                 else:
                     return
             except MemoryError as exc:

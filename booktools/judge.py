@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import multiprocessing
+import re
 import resource
 import time
 from pathlib import Path
@@ -37,6 +39,7 @@ from pathlib import Path
 import numpy  # noqa: F401  (imported once in the fork server, not in every judge)
 
 import onlinelib  # noqa: F401
+from booktools import checks, manual
 from booktools import grade_sandbox as sandbox
 
 JUDGE_GRACE = 5.0  # seconds after the deadline for a judge to close its sandbox and send its row
@@ -56,8 +59,19 @@ class JudgeConfig:
     judge_memory_mb: int
 
 
+KINDS = ("learner", "function", "certificate")
+
+
 def load_hidden(path: Path):
-    """Import a hidden-tests file and check that it defines FUNCTION, KIND, REFERENCE, FORBIDDEN and grade.
+    """Import a hidden-tests file and check what it defines.
+
+    Every file defines REFERENCE, FORBIDDEN and ``grade``, and either FUNCTION and KIND (one part:
+    ``grade`` gets the student's function or class) or PARTS, ``{name: kind}`` (an assignment of
+    several parts: ``grade`` gets ``{name: the student's function or class}``, with a
+    ``checks.MissingPart`` for a name the notebook does not define). A kind is "learner" (what the
+    class builds stays in the sandbox), "function" or "certificate" (it returns plain data, which
+    the hidden tests compare or verify). QUESTIONS, optional, lists the written answers graded by
+    hand (``booktools.manual``).
 
     A hidden-tests file is the lecturer's, in any folder (``--hidden-dir``), not a module of a
     package: it is imported from its path, as pytest imports a test file. The tests load them
@@ -66,12 +80,27 @@ def load_hidden(path: Path):
     spec = importlib.util.spec_from_file_location(f"_hidden_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    for name in ("FUNCTION", "KIND", "REFERENCE", "FORBIDDEN", "grade"):
+    one_part = ("FUNCTION", "KIND") if not hasattr(module, "PARTS") else ()
+    for name in (*one_part, "REFERENCE", "FORBIDDEN", "grade"):
         if not hasattr(module, name):
-            raise SystemExit(f"{path} must define {name}")
-    if module.KIND not in ("learner", "function"):
-        raise SystemExit(f"{path}: KIND must be 'learner' or 'function', got {module.KIND!r}")
+            raise SystemExit(f"{path} must define {name}" + (" (or PARTS)" if name in one_part else ""))
+    parts = hidden_parts(module)
+    if not parts or not all(isinstance(name, str) and name.isidentifier() for name in parts):
+        raise SystemExit(f"{path}: PARTS must map the notebook's names to kinds, got {parts!r}")
+    for name, kind in parts.items():
+        if kind not in KINDS:
+            raise SystemExit(f"{path}: the kind of {name} must be one of {KINDS}, got {kind!r}")
     return module
+
+
+def hidden_parts(hidden) -> dict:
+    """``{name: kind}`` of a hidden-tests file: its PARTS, or ``{FUNCTION: KIND}``."""
+    parts = getattr(hidden, "PARTS", None)
+    return dict(parts) if isinstance(parts, dict) else {hidden.FUNCTION: hidden.KIND} if parts is None else {}
+
+
+def _worker_kind(kind: str) -> str:
+    return "learner" if kind == "learner" else "function"  # a certificate is a function that returns data
 
 
 # -- the judge's side ------------------------------------------------------------------------------------
@@ -92,24 +121,71 @@ def _limit_memory(budget_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
+_FRONT_MATTER_STUDENT = re.compile(r"\A---[ \t]*\n(?:.*\n)*?student:[ \t]*[\"']?([^\"'\n]*?)[\"']?[ \t]*\n")
+
+
+def notebook_student(path: Path) -> str | None:
+    """The student id a notebook declares: ``student: ID`` in a MyST notebook's front matter, or the
+    ``.ipynb`` metadata field ``student``; None if it declares none (or one that is not an id).
+
+    Read from the student's file, so bounded: the front matter is searched in the first 64 KB.
+    """
+    try:
+        if path.suffix == ".md":
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                head = handle.read(65536)
+            end = head.find("\n---", 3)
+            match = _FRONT_MATTER_STUDENT.match(head[: end + 1]) if head.startswith("---") and end > 0 else None
+            value = match.group(1) if match else None
+        else:
+            value = json.loads(path.read_bytes()).get("metadata", {}).get("student")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    return value if isinstance(value, str) and STUDENT_ID.fullmatch(value) else None
+
+
 def judge(config: JudgeConfig, box: Path, notebook: str, deadline: float, cgroup_name: str) -> dict:
-    """Grade the notebook ``box/notebook`` in a sandbox: its row (status, score, feedback, checks)."""
+    """Grade the notebook ``box/notebook`` in a sandbox: its row (status, score, feedback, checks).
+
+    The row also carries the student id the notebook declares (``student``, or None) and, for an
+    assignment with QUESTIONS, the written answers (``answers``: {question id: Markdown}) with
+    ``answer_problems``, read from the file before any of its code runs (so a notebook whose code
+    fails still has its proofs marked).
+    """
     row = {"score": 0.0, "status": "", "feedback": "", "checks": []}
     hidden = load_hidden(config.hidden_path)
+    row["student"] = notebook_student(box / notebook)
+    questions = manual.questions_from_hidden(getattr(hidden, "QUESTIONS", []))
+    if questions:
+        row["answers"], row["answer_problems"] = manual.extract_answers(box / notebook, questions)
     student_box = None
     try:
         student_box = sandbox.Sandbox(
             box, config.library, config.limits, deadline, bwrap=config.bwrap, name=cgroup_name
         )
         where = f"/submission/{notebook}" if config.bwrap else str(box / notebook)
-        outcome = student_box.run_notebook(
-            where, hidden.FUNCTION, hidden.KIND, read_only=bool(getattr(hidden, "READ_ONLY_ARGUMENTS", False))
-        )
+        read_only = bool(getattr(hidden, "READ_ONLY_ARGUMENTS", False))
+        several = hasattr(hidden, "PARTS")
+        if several:
+            outcome = student_box.run_notebook(where, None)
+        else:
+            outcome = student_box.run_notebook(where, hidden.FUNCTION, _worker_kind(hidden.KIND), read_only=read_only)
         if outcome["status"] != "ok":
             status = outcome["status"] if isinstance(outcome["status"], str) else "protocol"
             row.update(status=status, feedback=sandbox._clean(outcome.get("reason", ""), 400))
         else:
-            report = hidden.grade(student_box.value(outcome))
+            if several:
+                student = {}
+                for name, kind in hidden_parts(hidden).items():
+                    found = student_box.lookup(name, _worker_kind(kind), read_only=read_only)
+                    if found["status"] == "ok":
+                        student[name] = student_box.value(found)
+                    else:
+                        student[name] = checks.MissingPart(name, sandbox._clean(found.get("reason", ""), 200))
+            else:
+                student = student_box.value(outcome)
+            report = hidden.grade(student)
             score, _ = report.clamp()
             row.update(
                 status="graded",

@@ -46,8 +46,10 @@ __all__ = [
     "Check",
     "GradeReport",
     "Case",
+    "Certificate",
     "Stream",
     "check_bounds",
+    "check_certificate",
     "first_difference",
     "PublicChecks",
     "load_public_checks",
@@ -230,6 +232,39 @@ class Case:
     name: str
     args: tuple = ()
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    points: float = 1.0
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """One object the student's function must construct (the certificate assignments, issue 27).
+
+    The function is called with ``args`` and ``kwargs``; what it returns is checked exactly by
+    ``onlinelib.certificates.verify_certificate(verifier, result, params)``. The check earns
+    ``points * min(1, quality / target)`` for a valid object (``target``: the quality that earns
+    every point, by default the verifier's optimum) and 0 for an invalid one, whose message
+    says which condition failed and where.
+
+    Attributes
+    ----------
+    name : str
+    args : tuple
+    kwargs : mapping
+    verifier : str
+        A name of ``onlinelib.certificates.VERIFIERS``, e.g. ``"mistake_tree"``.
+    params : mapping
+        The verifier's own arguments (the class, the radius and margin, the rate, limits).
+    target : int or None
+        The quality that earns every point; None: the verifier's optimum.
+    points : float
+    """
+
+    name: str
+    args: tuple = ()
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    verifier: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    target: int | None = None
     points: float = 1.0
 
 
@@ -654,6 +689,37 @@ def check_call(student_fn: Callable, case: Case, expected: Any, *, rtol: float, 
     return _fail(case.name, case.points, problem) if problem else _pass(case.name, case.points, "matches the reference")
 
 
+def check_certificate(student_fn: Callable, certificate: Certificate) -> Check:
+    """Call the student's function and verify the object it returns, exactly (issue 27).
+
+    One check of a certificate assignment, shared by the public checks and the hidden tests:
+    both run ``onlinelib.certificates.verify_certificate`` on the result, so a notebook's public
+    check and the grader agree on every object. Partial credit is exact: ``points`` times
+    ``min(1, quality / target)``.
+    """
+    from .certificates import verify_certificate
+
+    try:
+        obj = student_fn(*copy.deepcopy(tuple(certificate.args)), **copy.deepcopy(dict(certificate.kwargs)))
+    except Exception as exc:
+        return _fail(certificate.name, certificate.points, _describe_exception(exc))
+    verdict = verify_certificate(certificate.verifier, obj, dict(certificate.params))
+    if not verdict.valid:
+        return _fail(certificate.name, certificate.points, f"invalid: {verdict.reason}")
+    target = verdict.optimum if certificate.target is None else certificate.target
+    share = Fraction(1) if target <= 0 else min(Fraction(verdict.quality, target), Fraction(1))
+    earned = float(certificate.points * share)
+    if share == 1:
+        return _pass(certificate.name, certificate.points, f"{verdict.reason}; full points from {target}")
+    return Check(
+        certificate.name,
+        False,
+        earned,
+        float(certificate.points),
+        _clip(f"{verdict.reason}; {verdict.quality} of the {target} that earn every point: {share} of the points"),
+    )
+
+
 def unchanged_arguments(fn: Callable) -> Callable:
     """``fn``, made to raise ``ValueError`` when a call changed one of its arguments in place.
 
@@ -918,13 +984,16 @@ class PublicChecks:
 
     Attributes
     ----------
-    kind : {"learner", "function"}
+    kind : {"learner", "function", "certificate"}
     title : str
     streams : list of Stream
         For a learner: the public streams (X, y, params), e.g. to measure a proof's
         inequalities with ``check_bounds``.
     cases : list of Case
         For a function: the public cases.
+    certificates : list of Certificate
+        For a certificate assignment: what to construct, and the verifier's parameters (nothing
+        is recorded: the object is verified where it is made).
     """
 
     def __init__(self, data: Mapping):
@@ -934,10 +1003,11 @@ class PublicChecks:
         if (
             not isinstance(data, Mapping)
             or data.get("format") != PUBLIC_FORMAT
-            or data.get("kind") not in ("learner", "function")
+            or data.get("kind") not in ("learner", "function", "certificate")
         ):
             raise ValueError(
-                "data must be public checks written by record_public_checks (format 1, kind learner or function)"
+                "data must be public checks written by record_public_checks "
+                "(format 1, kind learner, function or certificate)"
             )
         self.kind, self.title = data["kind"], str(data.get("title", ""))
         self.streams, self.cases, self._recorded = [], [], []
@@ -946,6 +1016,13 @@ class PublicChecks:
             for s in data["streams"]:
                 self.streams.append(Stream(s["name"], s["X"], s["y"], params=s["params"], points=s["points"]))
                 self._recorded.append((s["predictions"], s["observed"]))
+        elif self.kind == "certificate":
+            self.certificates = [
+                Certificate(
+                    c["name"], tuple(c["args"]), c["kwargs"], c["verifier"], c["params"], c["target"], c["points"]
+                )
+                for c in data["certificates"]
+            ]
         else:
             self.rounds = bool(data["rounds"])
             for c in data["cases"]:
@@ -969,14 +1046,20 @@ class PublicChecks:
                         candidate, _Replay(predictions, observed), stream, X, y, observe=observe, rtol=rtol, atol=atol
                     )
                 )
+        elif self.kind == "certificate":
+            for certificate in self.certificates:
+                report.checks.append(check_certificate(candidate, certificate))
         else:
             for case, expected in zip(self.cases, self._recorded, strict=True):
                 report.checks.append(check_call(candidate, case, expected, rtol=rtol, atol=atol, rounds=self.rounds))
         return report
 
 
-def load_public_checks(path: Any) -> PublicChecks:
+def load_public_checks(path: Any, part: str | None = None) -> PublicChecks:
     """Read an assignment's public checks (``<name>_public.json``, next to its notebook).
+
+    An assignment of several parts (code, a certificate, ...) keeps one section per part:
+    name it with ``part``, e.g. ``load_public_checks("winnow_proofs_public.json", part="Winnow1")``.
 
     Raises
     ------
@@ -995,4 +1078,12 @@ def load_public_checks(path: Any) -> PublicChecks:
             "(download it with the assignment and keep it next to the notebook)"
         )
     with open(path, encoding="utf-8") as f:
-        return PublicChecks(json.load(f))
+        data = json.load(f)
+    if isinstance(data, dict) and data.get("kind") == "parts":
+        parts = data.get("parts") if isinstance(data.get("parts"), dict) else {}
+        if part not in parts:
+            raise ValueError(f"part must be one of {sorted(parts)} (the parts of {path.name}), got {part!r}")
+        return PublicChecks(parts[part])
+    if part is not None:
+        raise ValueError(f"part must be None: {path.name} holds the checks of one part, got {part!r}")
+    return PublicChecks(data)

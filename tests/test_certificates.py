@@ -1,21 +1,24 @@
-"""Tests of booktools.certificates: exact verifiers of students' mathematical objects (issue 27)."""
+"""Tests of onlinelib.certificates: exact verifiers of students' mathematical objects (issue 27)."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from booktools.certificates import (
+from onlinelib import concepts
+from onlinelib.certificates import (
     Verdict,
+    verify_certificate,
+    verify_kernel_perceptron_stream,
     verify_mistake_tree,
     verify_perceptron_stream,
     verify_shattered_set,
     verify_weighted_majority_stream,
 )
-from onlinelib import concepts
 from onlinelib.experts import weighted_majority_run
 
 # thresholds(4): concept i is +1 on the points x >= i (5 concepts, points 0..3); Ldim 2, VC 1.
@@ -438,3 +441,214 @@ def test_list_subclasses_are_not_trusted():
     assert_invalid(verify_shattered_set(ALL3, _Sneaky([0])), "points must be a list of point indices, got a _Sneaky")
     assert_invalid(verify_perceptron_stream(_Sneaky([[1]]), [1], [1], 1, 1), "X must be a list of rows, got a _Sneaky")
     assert_invalid(verify_weighted_majority_stream([[1]], _Sneaky([1]), 1), "y must be a list of labels, got a _Sneaky")
+
+
+# -- the kernel Perceptron over monotone monomials (chapter 6, Theorem 4) ---------------------------
+
+
+def theorem4_family(n: int, a: int, b: int, t: int) -> list[list[int]]:
+    """Greedily (lexicographic order) t weight-a subsets of n variables with pairwise intersections <= b, as rows."""
+    family: list[set[int]] = []
+    for subset in itertools.combinations(range(n), a):
+        chosen = set(subset)
+        if all(len(chosen & other) <= b for other in family):
+            family.append(chosen)
+            if len(family) == t:
+                break
+    assert len(family) == t
+    return [[int(i in s) for i in range(n)] for s in family]
+
+
+def theorem4_stream(n: int, family: list[list[int]]) -> tuple[list[list[int]], list[int]]:
+    """0^n (label -1), 1^n (+1), then the family, all labelled -1."""
+    return [[0] * n, [1] * n, *family], [-1, 1] + [-1] * len(family)
+
+
+def kernel_stream(n: int) -> tuple[list[list[int]], list[int]]:
+    a, b = n // 4, n // 8
+    t = (2**a - 1) // 2**b + 1  # the largest t with (t - 1) 2^b <= 2^a - 1
+    return theorem4_stream(n, theorem4_family(n, a, b, t))
+
+
+@pytest.mark.parametrize("n", [16, 24, 32])
+def test_kernel_stream_theorem4_construction_counts_2_plus_t(n):
+    a, b = n // 4, n // 8
+    t = (2**a - 1) // 2**b + 1
+    assert (t - 1) * 2**b <= 2**a - 1 < t * 2**b
+    family = theorem4_family(n, a, b, t)
+    # MATH.md 3.2, independently: after 0^n and 1^n, f(x^j) = (2^a - 1) - sum_{i<j} 2^{|x^i & x^j|} >= 0,
+    # so x^j (label -1) is predicted +1: every row of the family is a mistake.
+    for j, row in enumerate(family):
+        assert sum(row) == a
+        f = (2**a - 1) - sum(2 ** sum(p & q for p, q in zip(family[i], row, strict=True)) for i in range(j))
+        assert f >= 0
+    X, y = theorem4_stream(n, family)
+    verdict = verify_kernel_perceptron_stream(X, y, n)
+    assert verdict == Verdict(True, 2 + t, 0, Fraction(1), verdict.reason)
+    assert verdict.reason == (
+        f"{len(X)} rounds over n = {n} variables, consistent with x1...xn: the kernel Perceptron "
+        f"(monotone-monomial kernel) makes {2 + t} mistakes"
+    )
+    # numpy integer and Boolean arrays give the same replay
+    assert verify_kernel_perceptron_stream(np.array(X), np.array(y), n).quality == 2 + t
+    assert verify_kernel_perceptron_stream(np.array(X, dtype=bool), y, n).quality == 2 + t
+    assert verify_kernel_perceptron_stream([np.array(r, dtype=bool) for r in X], y, n).quality == 2 + t
+
+
+def test_kernel_stream_n16_by_hand_and_partial_quality():
+    n = 16
+    X, y = kernel_stream(n)  # a = 4, b = 2: t = 4, 2 + t = 6 mistakes
+    assert len(X) == 6
+    verdict = verify_kernel_perceptron_stream(X, y, n, optimum=6)
+    assert (verdict.valid, verdict.quality, verdict.optimum, verdict.score) == (True, 6, 6, Fraction(1))
+    assert verdict.reason.endswith("makes 6 mistakes, the best known is 6")
+    # Only two rows of the family: 4 mistakes out of the best known 6.
+    verdict = verify_kernel_perceptron_stream(X[:4], y[:4], n, optimum=6)
+    assert (verdict.valid, verdict.quality, verdict.optimum, verdict.score) == (True, 4, 6, Fraction(2, 3))
+    # The stream again: every row is now predicted right (x^j scores 15 - 16 - ... < 0), no new mistake.
+    assert verify_kernel_perceptron_stream(X * 2, y * 2, n, optimum=6).quality == 6
+    # 1^n first: the score 0 predicts +1 (the book's convention), no mistake; then 0^n is one.
+    verdict = verify_kernel_perceptron_stream([[1] * n, [0] * n], [1, -1], n, optimum=0)
+    assert (verdict.quality, verdict.optimum, verdict.score) == (1, 0, Fraction(1))
+    # optimum 0 given explicitly or unknown: a valid stream scores 1.
+    assert verify_kernel_perceptron_stream([[1] * 3], (1,), 3).score == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kernel_stream_agrees_with_the_library(seed):
+    # onlinelib.KernelPerceptron's default convention "nonnegative" is the verifier's: +1 iff score >= 0.
+    from onlinelib import run
+    from onlinelib.kernels import KernelPerceptron, monotone_monomials
+
+    rng = np.random.default_rng(seed)
+    n, T = 20, 400
+    weights = rng.uniform(0.3, 0.95, size=T)[:, None]
+    X = (rng.random((T, n)) < weights).astype(np.int64)
+    X[rng.choice(T, size=20, replace=False)] = 1  # some positive rounds
+    y = np.where(X.sum(axis=1) == n, 1, -1)
+    learner = KernelPerceptron(n, monotone_monomials())
+    assert learner.convention == "nonnegative"
+    run(learner, X, y)
+    verdict = verify_kernel_perceptron_stream(X.tolist(), y.tolist(), n)
+    assert verdict.valid, verdict
+    assert verdict.quality == learner.n_updates >= 2
+
+
+def test_kernel_stream_largest_stream_is_fast():
+    # 2000 rounds, every one a mistake (0^n, 1^n, then random weight-24 rows of 64 labelled -1).
+    rng = np.random.default_rng(3)
+    n, T = 64, 2000
+    X = np.zeros((T, n), dtype=np.int64)
+    X[1] = 1
+    for t in range(2, T):
+        X[t, rng.choice(n, size=24, replace=False)] = 1
+    y = np.where(X.sum(axis=1) == n, 1, -1)
+    for stream in (X, X.tolist()):
+        start = time.perf_counter()
+        verdict = verify_kernel_perceptron_stream(stream, y, n)
+        assert time.perf_counter() - start < 2.0
+        assert verdict.valid and verdict.quality == T, verdict
+
+
+N16_X, N16_Y = [[0] * 16, [1] * 16], [-1, 1]
+ROW = [0] * 16
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "fragment"),
+    [
+        (N16_X, [0, 1], "round 1: y = 0 is not a label ±1"),
+        ([ROW, [0] * 15 + [0.0]], [-1, -1], "round 2: x[15] must be an int 0 or 1, got 0.0 (float)"),
+        ([ROW, [float("nan")] + [0] * 15], [-1, -1], "round 2: x[0] must be an int 0 or 1, got nan"),
+        ([[True] + [0] * 15], [-1], "round 1: x[0] must be an int 0 or 1, got True (bool)"),
+        (N16_X, [-1, True], "round 2: y must be an int, got True"),
+        (N16_X, [-1.0, 1], "round 1: y must be an int, got -1.0"),
+        ([ROW, [1] * 15], [-1, -1], "round 2: x has 15 entries, n = 16 variables"),
+        ([ROW, [1] * 17], [-1, -1], "round 2: x has 17 entries, n = 16 variables"),
+        ([ROW, [0] * 3 + [2] + [0] * 12], [-1, -1], "round 2: x[3] must be 0 or 1, got 2"),
+        ([ROW, [0] * 3 + [-1] + [0] * 12], [-1, -1], "round 2: x[3] must be 0 or 1, got -1"),
+        ([ROW, [0] * 3 + ["1"] + [0] * 12], [-1, -1], "round 2: x[3] must be an int 0 or 1, got '1' (str)"),
+        (N16_X, [-1, -1], "round 2: x is all ones, so the target x1...xn labels it +1, got y = -1"),
+        ([ROW, [1] * 5 + [0] + [1] * 10], [-1, 1], "round 2: x[5] = 0, so the target x1...xn labels x -1, got y = +1"),
+        (N16_X, [-1], "y must have one label per row of X (2), got 1"),
+        (N16_X, [-1, 1, 1], "y must have one label per row of X (2), got 3"),
+        ([ROW] * 10**7, [-1] * 2, "X is too large: 10000000 rows, the limit is 2000"),
+        ([ROW] * 3, [-1] * 10**7, "y is too large: 10000000 labels, the limit is 2000"),
+        ([ROW, "0" * 16], [-1, -1], "round 2: x must be a list of n = 16 entries 0/1, got '0000000000000000'"),
+        ({"X": N16_X}, N16_Y, "X must be a list of rows, got a dict"),
+        (None, N16_Y, "X must be a list of rows, got None"),
+        (N16_X, None, "y must be a list of labels, got None"),
+        ([], [], "X must hold at least one round, got none"),
+        (np.zeros((0, 16), dtype=int), [], "X must hold at least one round, got none"),
+        (np.zeros((2, 16)), N16_Y, "X must hold exact 0/1 entries (ints or bools), got an array of dtype float64"),
+        (np.zeros(16, dtype=int), [-1], "X must be a (T, n) table of 0/1 entries, got an array of shape (16,)"),
+        (np.zeros((2, 15), dtype=int), N16_Y, "round 1: x has 15 entries, n = 16 variables"),
+        (np.array([ROW, [0] * 7 + [3] + [0] * 8]), N16_Y, "round 2: x[7] must be 0 or 1, got 3"),
+        ([ROW, np.array([0] * 9 + [5] + [0] * 6)], N16_Y, "round 2: x[9] must be 0 or 1, got 5"),
+        (
+            [ROW, np.full(16, 0.5)],
+            N16_Y,
+            "round 2: x must hold exact 0/1 entries (ints or bools), got an array of dtype",
+        ),
+        ([ROW, np.zeros((4, 4), dtype=int)], N16_Y, "round 2: x must be a list of n = 16 entries 0/1, got an array"),
+        ([ROW, [0] * 10**7], N16_Y, "round 2: x has 10000000 entries, n = 16 variables"),
+        ([ROW, [[0]] * 16], N16_Y, "round 2: x[0] must be an int 0 or 1, got a list"),
+        ([ROW, [10**5000] * 16], N16_Y, "round 2: x[0] must be 0 or 1, got an int of 16610 bits"),
+        (N16_X, [-1, 10**5000], "round 2: y = an int of 16610 bits is not a label ±1"),
+    ],
+)
+def test_kernel_stream_invalid(X, y, fragment):
+    start = time.perf_counter()
+    verdict = verify_kernel_perceptron_stream(X, y, 16, optimum=6)
+    assert time.perf_counter() - start < 1.0
+    assert_invalid(verdict, fragment)
+    assert verdict.optimum == 6
+
+
+def test_kernel_stream_limits_and_lecturer_arguments():
+    X, y = kernel_stream(16)
+    assert_invalid(verify_kernel_perceptron_stream(X, y, 16, max_rounds=5), "X is too large: 6 rows, the limit is 5")
+    assert verify_kernel_perceptron_stream(X, y, 16, max_rounds=6).valid
+    assert verify_kernel_perceptron_stream([[1] * 256], [1], np.int64(256)).valid
+    with pytest.raises(ValueError, match=r"n must be an int in \[1, 256\] \(the number of variables\), got 0"):
+        verify_kernel_perceptron_stream(X, y, 0)
+    with pytest.raises(ValueError, match=r"n must be an int in \[1, 256\].*got 257"):
+        verify_kernel_perceptron_stream(X, y, 257)
+    with pytest.raises(TypeError, match=r"n must be an int in \[1, 256\].*got 16.0"):
+        verify_kernel_perceptron_stream(X, y, 16.0)
+    with pytest.raises(TypeError, match="n must be an int.*got True"):
+        verify_kernel_perceptron_stream(X, y, True)
+    with pytest.raises(ValueError, match="max_rounds must be an int >= 1, got 0"):
+        verify_kernel_perceptron_stream(X, y, 16, max_rounds=0)
+    with pytest.raises(ValueError, match=r"optimum must be an int >= 0 \(the best known mistake count\).*got -1"):
+        verify_kernel_perceptron_stream(X, y, 16, optimum=-1)
+    with pytest.raises(TypeError, match="optimum must be an int >= 0.*got 6.0"):
+        verify_kernel_perceptron_stream(X, y, 16, optimum=6.0)
+
+
+def test_kernel_stream_through_verify_certificate():
+    X, y = kernel_stream(16)
+    for obj in ((X, y), [X, y], {"X": X, "y": y}):
+        verdict = verify_certificate("kernel_perceptron_stream", obj, {"n": 16})
+        assert (verdict.valid, verdict.quality, verdict.optimum, verdict.score) == (True, 6, 0, Fraction(1))
+    verdict = verify_certificate("kernel_perceptron_stream", (X, y), {"n": 16, "optimum": 12})
+    assert (verdict.quality, verdict.score) == (6, Fraction(1, 2))
+    assert_invalid(
+        verify_certificate("kernel_perceptron_stream", (X, y, None), {"n": 16}),
+        "the result must be (X, y), got a tuple of 3 items",
+    )
+    assert_invalid(
+        verify_certificate("kernel_perceptron_stream", {"X": X}, {"n": 16}),
+        "the result must be a dict with the keys X, y",
+    )
+    assert_invalid(verify_certificate("kernel_perceptron_stream", X, {"n": 16}), "got a list of 6 items")
+    with pytest.raises(TypeError, match="n must be an int"):
+        verify_certificate("kernel_perceptron_stream", (X, y), {"n": "16"})
+
+
+def test_kernel_stream_list_subclasses_are_not_trusted():
+    assert_invalid(verify_kernel_perceptron_stream(_Sneaky([[1]]), [1], 1), "X must be a list of rows, got a _Sneaky")
+    assert_invalid(
+        verify_kernel_perceptron_stream([_Sneaky([1])], [1], 1), "round 1: x must be a list of n = 1 entries 0/1"
+    )
+    assert_invalid(verify_kernel_perceptron_stream([[1]], _Sneaky([1]), 1), "y must be a list of labels, got a _Sneaky")
