@@ -654,6 +654,16 @@ def per_student_outputs(args, hidden, rows: "Rows", max_score: float, title: str
         for row in rows.rows:
             if "answers" not in row and isinstance(stored.get(row["submission"]), dict):
                 row["answers"] = stored[row["submission"]]
+        # the assignment's own placeholder ("Write your proof here") is no answer
+        template = args.assignments_dir / f"{args.assignment}.md"
+        blank = manual.extract_answers(template, questions)[0] if template.is_file() else {}
+        for row in rows.rows:
+            if isinstance(row.get("answers"), dict):
+                row["answers"] = {
+                    q: text
+                    for q, text in row["answers"].items()
+                    if " ".join(text.split()) != " ".join(blank.get(q, "").split())
+                }
         stored = {row["submission"]: row["answers"] for row in rows.rows if "answers" in row}
         stored_file.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
         answers = answers_by_student(students)

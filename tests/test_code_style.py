@@ -133,7 +133,7 @@ def test_ruff_sees_the_code_base_and_not_the_excluded_folders():
     ):
         assert expected in python, f"ruff does not check {expected}"
     assert len(python) >= 100, f"ruff checks only {len(python)} Python files"
-    for excluded in ("tests/submissions/", "_build/", ".venv/", "node_modules/"):
+    for excluded in ("tests/submissions/", "docs/grading-example/", "_build/", ".venv/", "node_modules/"):
         assert not any(f.startswith(excluded) for f in files), f"ruff checks files under {excluded}"
 
 

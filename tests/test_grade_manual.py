@@ -104,6 +104,13 @@ def double(x):
 ```
 """
 
+# the assignment's notebook (its answer cell holds a placeholder), and a student who left it as it was
+PLACEHOLDER = """
++++ {"tags": ["answer"], "question": "why"}
+
+*Write your proof here.*
+"""
+
 
 def run_grade(folder: Path, out: Path, hidden_dir: Path, *extra: str) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", "demo", "--out", str(out)]
@@ -130,6 +137,10 @@ def graded(tmp_path_factory):
     # ben names his file badly and declares his id in the front matter
     (folder / "final_v2.md").write_text(HEADER.format(front="student: ben\n") + BEN, encoding="utf-8")
     (folder / "cy.md").write_text(HEADER.format(front="") + CY, encoding="utf-8")
+    (hidden_dir / "demo.md").write_text(HEADER.format(front="") + CY + PLACEHOLDER, encoding="utf-8")
+    (folder / "dee.md").write_text(
+        HEADER.format(front="") + CY + PLACEHOLDER.replace("\n\n", "\n\n  "), encoding="utf-8"
+    )
     out = top / "scores.csv"
     first = run_grade(folder, out, hidden_dir)
     return top, folder, out, hidden_dir, first
@@ -140,7 +151,7 @@ def test_each_part_is_graded_on_its_own_and_a_missing_part_costs_only_its_checks
     top, _, out, _, first = graded
     assert first.returncode == 0, first.stderr[-3000:]
     rows = read(out)
-    assert {r: rows[r]["score"] for r in rows} == {"ada": "4", "ben": "0.5", "cy": "2"}, rows
+    assert {r: rows[r]["score"] for r in rows} == {"ada": "4", "ben": "0.5", "cy": "2", "dee": "2"}, rows
     assert all(row["status"] == "graded" and row["max_score"] == "4" for row in rows.values())
     assert "2 of the 4 that earn every point" not in rows["ada"]["feedback"]
     assert "1 of the 4 that earn every point: 1/4 of the points" in rows["ben"]["feedback"]
@@ -155,10 +166,12 @@ def test_the_first_run_writes_the_gradebook_the_review_pages_and_the_blank_rubri
     assert book["ada"]["status"] == "to mark" and book["ada"]["why [3]"] == "" and book["ada"]["max"] == "7"
     page = (top / "scores_review" / "why.html").read_text(encoding="utf-8")
     assert "bounds its growth" in page and r"\Phi_{t+1}" in page and "grows" in page
-    for student in ("ada", "ben", "cy"):
+    assert "Write your proof here" not in page, "the assignment's placeholder is no answer"
+    for student in ("ada", "ben", "cy", "dee"):
         assert not re.search(rf"\b{student}\b", page), "the review page is anonymous"
     rubric = list(csv.DictReader((top / "scores_review" / "rubric.csv").open(encoding="utf-8")))
-    assert len(rubric) == 3 * 2 and {r["points"] for r in rubric} == {""}
+    assert len(rubric) == 4 * 2 and {r["points"] for r in rubric} == {""}
+    assert sum(r["comment"] == "no answer" for r in rubric) == 2 * 2, "cy has no answer cell, dee left the placeholder"
     assert (top / "scores_review_key.csv").is_file() and not (top / "scores_review" / "key.csv").exists()
     assert "review page per question" in first.stderr
 
@@ -186,6 +199,7 @@ def test_a_filled_rubric_is_merged_and_a_regrade_keeps_it(graded):
     assert (book["ada"]["automatic"], book["ada"]["why [3]"], book["ada"]["total"]) == ("4", "2.5", "6.5")
     assert (book["ben"]["automatic"], book["ben"]["why [3]"], book["ben"]["total"]) == ("0.5", "1", "1.5")
     assert (book["cy"]["why [3]"], book["cy"]["total"], book["cy"]["status"]) == ("0", "2", "ok")
+    assert (book["dee"]["why [3]"], book["dee"]["total"]) == ("0", "2")
     assert book["ada"]["status"] == "ok"
     feedback = (top / "scores_feedback" / "final_v2.md.md").read_text(encoding="utf-8")
     assert "the potential is missing" in feedback and "bounds its growth" in feedback

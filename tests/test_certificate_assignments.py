@@ -1,0 +1,981 @@
+"""Tests of the certificate assignments and the mixed assignments (code, certificate, written proof).
+
+Six assignments of ``book/assignments`` (issue 27), with their hidden tests in ``lecturer/``:
+
+* certificates: ``mistake_tree`` (chapter 1), ``perceptron_margin`` (chapter 3), ``wm_adversary``
+  (chapter 5) and ``kernel_stream`` (chapter 6): the student's function returns an object that
+  ``onlinelib.certificates`` verifies exactly;
+* mixed: ``perceptron_proofs`` (chapter 3) and ``experts_proofs`` (chapter 5): code, a certificate
+  and a written proof (``QUESTIONS``), graded by parts (``PARTS``).
+
+For each: the reference earns every point and the notebook's stubs none; the notebook's public
+checks pass with correct code; wrong but plausible solutions (mutants) lose points with the right
+reason; the largest object a hidden case accepts is verified in under 2 s; what ``FORBIDDEN``
+removes resolves, and the library's shortcuts fail in the graded copy of the library while the
+public checks still run there; the answer cells match the questions; and ``python -m booktools
+grade`` gives a notebook with correct code full automatic marks (with bubblewrap).
+
+The correct code below (``SOLUTIONS``) is written as a student would write it, from the
+notebooks' statements, not taken from the references (which students cannot import).
+"""
+
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+import jupytext
+import numpy as np
+import pytest
+
+import onlinelib as ol
+from booktools import checks, manual
+from booktools import grade as grade_tool
+from booktools import grade_sandbox as sandbox
+from booktools.judge import hidden_parts
+from onlinelib.certificates import verify_certificate
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENTS = ROOT / "book" / "assignments"
+LECTURER = ASSIGNMENTS / "lecturer"
+CERTIFICATES = ["mistake_tree", "perceptron_margin", "wm_adversary", "kernel_stream"]
+MIXED = ["perceptron_proofs", "experts_proofs"]
+NAMES = CERTIFICATES + MIXED
+
+
+@cache
+def hidden(name):
+    """An assignment's hidden tests, loaded as the grader loads them (once per test session)."""
+    return grade_tool.load_hidden(LECTURER / f"{name}_hidden.py")
+
+
+def parts(name):
+    """{part name: kind} of an assignment (one entry for a single-part assignment)."""
+    return hidden_parts(hidden(name))
+
+
+def reference(name, part):
+    lecturer = hidden(name)
+    return lecturer.REFERENCE[part] if hasattr(lecturer, "PARTS") else lecturer.REFERENCE
+
+
+@cache
+def certificate_cases(name):
+    """The hidden certificates of an assignment (computed once: some targets come from the reference)."""
+    lecturer = hidden(name)
+    if not hasattr(lecturer, "PARTS"):
+        return tuple(lecturer.cases())
+    return tuple(lecturer.certificates())
+
+
+def grade(name, student):
+    """The hidden tests on ``student``: a function/class, or {part: function/class} for PARTS."""
+    lecturer = hidden(name)
+    if hasattr(lecturer, "PARTS") and not isinstance(student, dict):
+        raise TypeError("give a dict of parts")
+    return lecturer.grade(student)
+
+
+# -- correct code, written from the notebooks' statements ------------------------------------------
+
+SOLUTIONS = {
+    "mistake_tree": '''
+def mistake_tree(table):
+    """A mistake tree of depth Ldim: memoised search over version spaces (bitmasks of concepts)."""
+    table = np.asarray(table, dtype=bool)
+    n_concepts, n_points = table.shape
+    columns = [sum(1 << int(c) for c in np.flatnonzero(table[:, x])) for x in range(n_points)]
+    memo = {}
+
+    def ldim(members):
+        size = members.bit_count()
+        if size <= 1:
+            return size - 1
+        if members not in memo:
+            best, limit = 0, size.bit_length() - 1  # Ldim(V) <= floor(lg |V|)
+            for column in columns:
+                plus, minus = members & column, members & ~column
+                small = min(plus.bit_count(), minus.bit_count())
+                if small == 0 or small.bit_length() <= best:  # 1 + floor(lg small) <= best: no gain
+                    continue
+                best = max(best, 1 + min(ldim(plus), ldim(minus)))
+                if best == limit:
+                    break
+            memo[members] = best
+        return memo[members]
+
+    def build(members, depth):
+        if depth == 0:
+            return None
+        for x, column in enumerate(columns):
+            plus, minus = members & column, members & ~column
+            if plus and minus and min(ldim(plus), ldim(minus)) >= depth - 1:
+                return [x, build(minus, depth - 1), build(plus, depth - 1)]
+        raise AssertionError("no split")
+
+    everything = (1 << n_concepts) - 1
+    return build(everything, ldim(everything))
+''',
+    "perceptron_stream": '''
+def perceptron_stream(radius, margin, dim):
+    """R e_1, ..., R e_k labelled +1 in k dimensions, u = (1, ..., 1): every score is 0, an update."""
+    R, gamma = Fraction(radius), Fraction(margin)
+    k = math.floor(R * R / (gamma * gamma))
+    X = [[R if j == i else 0 for j in range(k)] for i in range(k)]
+    return X, [1] * k, [1] * k
+''',
+    "weighted_majority_stream": '''
+def weighted_majority_stream(n_experts, eta, m):
+    """Every round a mistake of WM: the experts predicting +1 hold at least half the weight, outcome -1.
+    Among the +1 sides that keep an expert within budget, take the one after which the greedy rule
+    (experts past the budget, then the heaviest) lasts longest."""
+    rate = 1 - Fraction(eta)
+
+    def greedy_side(counts):
+        weights = [rate**c for c in counts]
+        total, side, held = sum(weights), set(), Fraction(0)
+        for i in sorted(range(len(counts)), key=lambda i: (counts[i] <= m, -weights[i], i)):
+            if 2 * held >= total:
+                break
+            side.add(i)
+            held += weights[i]
+        return side
+
+    def ok(counts, side):
+        return any(c + (i in side) <= m for i, c in enumerate(counts))
+
+    def greedy_length(counts):
+        length = 0
+        while True:
+            side = greedy_side(counts)
+            if not ok(counts, side):
+                return length
+            counts = [c + (i in side) for i, c in enumerate(counts)]
+            length += 1
+
+    counts, P = [0] * n_experts, []
+    while len(P) < 1000:
+        weights = [rate**c for c in counts]
+        total, best, seen = sum(weights), None, set()
+        for bits in range(1, 2**n_experts):
+            side = {i for i in range(n_experts) if bits >> i & 1}
+            if 2 * sum(weights[i] for i in side) < total or not ok(counts, side):
+                continue
+            after = [c + (i in side) for i, c in enumerate(counts)]
+            key = tuple(sorted(after))
+            if key in seen:
+                continue
+            seen.add(key)
+            value = greedy_length(after)
+            if best is None or value > best[0]:
+                best = (value, side, after)
+        if best is None:
+            break
+        P.append([1 if i in best[1] else -1 for i in range(n_experts)])
+        counts = best[2]
+    return P, [-1] * len(P)
+''',
+    "kernel_perceptron_stream": '''
+def kernel_perceptron_stream(n):
+    """0^n, 1^n, then a greedy family of t weight-n/4 rows pairwise sharing at most n/8 ones."""
+    a, b = n // 4, n // 8
+    t = (2**a - 1) // 2**b + 1
+    rng = np.random.default_rng(1)
+    family = np.zeros((t, n), dtype=np.int64)
+    size = 0
+    while size < t:
+        row = np.zeros(n, dtype=np.int64)
+        row[rng.choice(n, a, replace=False)] = 1
+        if size == 0 or (family[:size] @ row).max() <= b:
+            family[size] = row
+            size += 1
+    X = np.vstack([np.zeros((1, n), dtype=np.int64), np.ones((1, n), dtype=np.int64), family])
+    return X, np.array([-1, 1] + [-1] * t)
+''',
+    "PerceptronLearner": '''
+class PerceptronLearner:
+    """The Perceptron: w = 0; predict +1 iff <w, x> >= 0; if y <w, x> <= 0 then w += y x."""
+
+    def __init__(self, n_features):
+        self.weights = np.zeros(n_features)
+        self.n_updates = 0
+
+    def predict(self, x):
+        return 1 if float(np.dot(self.weights, x)) >= 0 else -1
+
+    def update(self, x, y):
+        if y * float(np.dot(self.weights, x)) <= 0:
+            self.weights = self.weights + y * np.asarray(x, dtype=float)
+            self.n_updates += 1
+''',
+    "weighted_majority_predictions": '''
+def weighted_majority_predictions(P, y, eta):
+    """Exact votes: integer weights a^c b^(top - c), proportional to (a/b)^c with a/b = 1 - eta."""
+    rate = 1 - Fraction(eta)
+    a, b = rate.numerator, rate.denominator
+    P, y = np.asarray(P).tolist(), np.asarray(y).tolist()
+    counts = [0] * len(P[0])
+    predictions = []
+    for row, outcome in zip(P, y):
+        top = max(counts)
+        vote = sum(p * a**c * b ** (top - c) for p, c in zip(row, counts))
+        predictions.append(1 if vote >= 0 else -1)
+        counts = [c + (p != outcome) for p, c in zip(row, counts)]
+    return np.array(predictions)
+''',
+}
+PRELUDE = "import itertools\nimport math\nfrom fractions import Fraction\n\nimport numpy as np\n"
+PROOFS = {
+    "novikoff": "Let $w_k$ be the weights after $k$ updates. Then $\\|w_k\\|^2 \\le k R^2$ and "
+    "$\\langle w^*, w_k\\rangle \\ge k\\gamma$, so $k\\gamma \\le \\sqrt{k} R$.",
+    "wm-bound": "$N (1-\\eta/2)^M \\ge \\Phi_T \\ge (1-\\eta)^m$; take logarithms.",
+}
+
+
+@cache
+def solution(part):
+    """The correct code of one part, executed: the function or class."""
+    namespace = {}
+    exec(PRELUDE + SOLUTIONS[part], namespace)
+    return namespace[part]
+
+
+def solutions(name):
+    """What grade() takes: the solution, or {part: solution} for an assignment of several parts."""
+    found = {part: solution(part) for part in parts(name)}
+    return found if hasattr(hidden(name), "PARTS") else found[hidden(name).FUNCTION]
+
+
+def with_part(name, part, student):
+    """The correct solutions of an assignment, with ``part`` replaced by ``student``."""
+    if not hasattr(hidden(name), "PARTS"):
+        return student
+    found = solutions(name)
+    found[part] = student
+    return found
+
+
+# -- the notebooks ----------------------------------------------------------------------------------
+
+
+def notebook(name):
+    return jupytext.read(ASSIGNMENTS / f"{name}.md")
+
+
+def code_cells(name):
+    return [c.source for c in notebook(name).cells if c.cell_type == "code"]
+
+
+def stub_part(cell, name):
+    """The part whose stub this code cell is (it defines the name and raises NotImplementedError), or None."""
+    for part in parts(name):
+        if re.search(rf"^(def|class) {part}\b", cell, re.M):
+            return part
+    return None
+
+
+# -- the hidden tests: the reference earns every point, the stubs none ------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hidden_tests_give_the_reference_full_marks_and_the_stubs_zero(name):
+    lecturer = hidden(name)
+    report = lecturer.grade(lecturer.REFERENCE)
+    assert report.passed and report.max_score >= 5, report.summary()
+    namespace = {}
+    cells = code_cells(name)
+    stubs = [i for i, cell in enumerate(cells) if stub_part(cell, name)]
+    assert {stub_part(cells[i], name) for i in stubs} == set(parts(name)), "one stub per part"
+    for i in stubs:
+        assert "raise NotImplementedError" in cells[i] and "# YOUR CODE HERE" in cells[i]
+    for cell in cells[: stubs[-1] + 1]:
+        if "load_public_checks" not in cell:  # the public checks of an earlier part: run by the next test
+            exec(cell, namespace)
+    student = {part: namespace[part] for part in parts(name)}
+    report = lecturer.grade(student if hasattr(lecturer, "PARTS") else student[lecturer.FUNCTION])
+    assert report.score == 0, report.summary()
+    assert all("not implemented yet" in c.message for c in report.checks), report.summary()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_hidden_tests_give_the_students_correct_code_full_marks(name):
+    report = grade(name, solutions(name))
+    assert report.passed, report.summary()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_public_checks_pass_with_correct_code(name, capsys, monkeypatch):
+    """The notebook run with each stub replaced by the reference (as the existing assignments' test does),
+    then by the students' correct code: every part's public checks pass."""
+    monkeypatch.chdir(ASSIGNMENTS)  # the notebook reads NAME_public.json from the folder it runs in
+    for fill in ("reference", "solution"):
+        namespace = {}
+        for cell in code_cells(name):
+            part = stub_part(cell, name)
+            if part and fill == "reference":
+                namespace[part] = reference(name, part)
+            else:  # the solution's code runs in the notebook's namespace: the notebook's imports only
+                exec(SOLUTIONS[part] if part else cell, namespace)
+        report = namespace["report"]
+        assert report.passed and len(report.checks) >= 2, report.summary()
+        out = capsys.readouterr().out
+        assert out.count("All checks passed.") == len(parts(name)), out
+        assert "FAIL" not in out, out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebooks_are_listed_and_never_mention_the_hidden_tests(name):
+    text = (ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8")
+    assert "lecturer" not in text and "_hidden" not in text
+    assert f"(asg-{name.replace('_', '-')})=" in text
+    assert f"{{ref}}`asg-{name.replace('_', '-')}`" in (ASSIGNMENTS / "index.md").read_text(encoding="utf-8")
+    assert f"- file: book/assignments/{name}\n" in (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    assert (ASSIGNMENTS / f"{name}_public.json").is_file()
+
+
+# -- mutants: wrong but plausible certificates lose points, with the reason ------------------------------
+
+
+def run_mutant(name, mutant):
+    """The hidden certificates of an assignment on ``mutant``; returns [(certificate, check)]."""
+    report = checks.verify_certificates(mutant, list(certificate_cases(name)))
+    return list(zip(certificate_cases(name), report.checks, strict=True))
+
+
+def test_the_whole_grade_counts_a_mutant_part_only_in_its_own_checks():
+    """A mixed assignment graded with one wrong part loses exactly that part's points."""
+    good = grade("experts_proofs", solutions("experts_proofs"))
+
+    def zeros(n_experts, eta, m):
+        return [[0] * n_experts], [0]
+
+    report = grade("experts_proofs", with_part("experts_proofs", "weighted_majority_stream", zeros))
+    assert report.score == good.score - len(certificate_cases("experts_proofs"))
+
+
+def _reference_tree(table):
+    return reference("mistake_tree", "mistake_tree")(table)
+
+
+def _map_tree(tree, fn):
+    """A copy of the tree with fn applied to every internal node [x, minus, plus] (children done first)."""
+    if tree is None:
+        return None
+    return fn([tree[0], _map_tree(tree[1], fn), _map_tree(tree[2], fn)])
+
+
+def _truncate(tree, depth):
+    if tree is None or depth == 0:
+        return None
+    return [tree[0], _truncate(tree[1], depth - 1), _truncate(tree[2], depth - 1)]
+
+
+def test_mistake_tree_mutants():
+    cases = certificate_cases("mistake_tree")
+    ldims = [c.params["optimum"] for c in cases]
+    assert sorted(set(ldims)) == [0, 1, 4, 5, 6], ldims
+    # a valid tree is at most n_points lists deep; the grader's transport takes 32 levels
+    assert all(c.params["table"].shape[1] <= 31 for c in cases)
+
+    def repeated(table):  # the root's point again in its minus child
+        tree = _reference_tree(table)
+        if tree is not None and tree[1] is not None:
+            tree[1][0] = tree[0]
+        return tree
+
+    for certificate, check in run_mutant("mistake_tree", repeated):
+        if certificate.params["optimum"] >= 2:
+            assert check.points == 0 and "node at path (-1,)" in check.message, check
+            assert f"point {_reference_tree(certificate.args[0])[0]} repeats on its path" in check.message, check
+        else:
+            assert check.passed, check
+
+    def one_level_short(table):
+        tree = _reference_tree(table)
+        return _truncate(tree, max(0, ol.littlestone_dimension(ol.ConceptClass(table)) - 1))
+
+    for certificate, check in run_mutant("mistake_tree", one_level_short):
+        d = certificate.params["optimum"]
+        if d == 0:
+            assert check.passed, check
+            continue
+        assert not check.passed and check.points == certificate.points * Fraction(d - 1, d), (d, check)
+        assert f"{d - 1} of the {d} that earn every point" in check.message, check
+
+    def float_points(table):
+        return _map_tree(_reference_tree(table), lambda node: [float(node[0]), node[1], node[2]])
+
+    for certificate, check in run_mutant("mistake_tree", float_points):
+        if certificate.params["optimum"] >= 1:
+            assert check.points == 0 and "must be an int, got" in check.message and "(float)" in check.message, check
+
+    def shared_subtree(table):  # one subtree object used for both labels
+        def node(n):
+            return [n[0], n[1], n[1]] if n[1] is not None else n
+
+        return _map_tree(_reference_tree(table), node)
+
+    for certificate, check in run_mutant("mistake_tree", shared_subtree):
+        if certificate.params["optimum"] >= 2:
+            assert check.points == 0 and "already occurs in the tree" in check.message, check
+
+    def swapped(table):  # the subtrees of -1 and +1 exchanged
+        return _map_tree(_reference_tree(table), lambda n: [n[0], n[2], n[1]])
+
+    results = dict((c.name, check) for c, check in run_mutant("mistake_tree", swapped))
+    thresholds = next(check for label, check in results.items() if label.startswith("thresholds"))
+    assert thresholds.points == 0 and "is realised by no concept consistent with the path" in thresholds.message
+
+
+def _tight_stream(radius, margin, dim):
+    return reference("perceptron_margin", "perceptron_stream")(radius, margin, dim)
+
+
+def _bound(certificate):
+    return math.floor(Fraction(certificate.args[0]) ** 2 / Fraction(certificate.args[1]) ** 2)
+
+
+@pytest.mark.parametrize("name", ["perceptron_margin", "perceptron_proofs"])
+def test_perceptron_stream_mutants(name):
+
+    def floats(radius, margin, dim):
+        X, y, u = _tight_stream(radius, margin, dim)
+        return [[float(v) for v in row] for row in X], y, u
+
+    for _, check in run_mutant(name, floats):
+        assert check.points == 0 and "got a float (floats are not exact" in check.message, check
+
+    def numpy_floats(radius, margin, dim):
+        X, y, u = _tight_stream(radius, margin, dim)
+        return np.array(X, dtype=float), np.array(y), np.array(u) / math.sqrt(sum(v * v for v in u))
+
+    for _, check in run_mutant(name, numpy_floats):
+        assert check.points == 0 and "dtype float64" in check.message, check
+
+    def tilted(radius, margin, dim):  # u moved off the diagonal: one row's margin is gamma - epsilon
+        X, y, u = _tight_stream(radius, margin, dim)
+        return X, y, [u[0] + Fraction(1, 1000), *u[1:]]
+
+    tight = 0
+    for certificate, check in run_mutant(name, tilted):
+        ratio = Fraction(certificate.args[0]) ** 2 / Fraction(certificate.args[1]) ** 2
+        if ratio.denominator == 1 and ratio > 1:  # R/sqrt(k) = gamma exactly: no slack left
+            tight += 1
+            assert check.points == 0 and "round 1: y <u, x> =" in check.message, check
+            assert f"the margin of u/||u|| is below gamma = {certificate.args[1]}" in check.message, check
+    assert tight >= 2
+
+    def ceiling(radius, margin, dim):  # k rounded up: one row too many for the margin
+        R, gamma = Fraction(radius), Fraction(margin)
+        k = math.ceil(R * R / (gamma * gamma))
+        return [[R if j == i else 0 for j in range(k)] for i in range(k)], [-1] * k, [-1] * k
+
+    for certificate, check in run_mutant(name, ceiling):
+        ratio = Fraction(certificate.args[0]) ** 2 / Fraction(certificate.args[1]) ** 2
+        if ratio.denominator == 1:
+            assert check.passed, check
+        else:
+            assert check.points == 0, check
+            assert "is below gamma" in check.message or "u is too large" in check.message, check
+
+    def too_long(radius, margin, dim):  # x beyond the radius
+        X, y, u = _tight_stream(radius, margin, dim)
+        return [[v * Fraction(1001, 1000) for v in row] for row in X], y, u
+
+    for _, check in run_mutant(name, too_long):
+        assert check.points == 0 and "round 1: ||x||^2 =" in check.message and "outside the radius" in check.message
+
+    def zero_one_labels(radius, margin, dim):
+        X, y, u = _tight_stream(radius, margin, dim)
+        return X, [0] * len(y), u
+
+    for _, check in run_mutant(name, zero_one_labels):
+        assert check.points == 0 and "round 1: y = 0 is not a label ±1" in check.message, check
+
+    def one_row_short(radius, margin, dim):
+        X, y, u = _tight_stream(radius, margin, dim)
+        return X[:-1], y[:-1], u
+
+    for certificate, check in run_mutant(name, one_row_short):
+        k = _bound(certificate)
+        if k == 1:
+            assert check.points == 0 and "at least one row" in check.message, check
+        else:
+            assert not check.passed and check.points == certificate.points * Fraction(k - 1, k), (k, check)
+
+
+def _replay_counts(P, y):
+    counts = [0] * len(P[0])
+    for row, outcome in zip(P, y, strict=True):
+        counts = [c + (p != outcome) for c, p in zip(counts, row, strict=True)]
+    return counts
+
+
+@pytest.mark.parametrize("name", ["wm_adversary", "experts_proofs"])
+def test_weighted_majority_stream_mutants(name):
+    adversary = reference(name, "weighted_majority_stream")
+
+    def one_mistake_too_many(n_experts, eta, m):  # rounds where every expert errs, until the best has m + 1
+        P, y = adversary(n_experts, eta, m)
+        P, y = [list(row) for row in P], list(y)
+        while min(_replay_counts(P, y)) <= m:
+            P.append([1] * n_experts)
+            y.append(-1)
+        return P, y
+
+    for certificate, check in run_mutant(name, one_mistake_too_many):
+        m = certificate.args[2]
+        assert check.points == 0 and f"the best expert makes m = {m + 1} mistakes, more than the m <= {m}" in (
+            check.message
+        ), check
+
+    def zero_one_labels(n_experts, eta, m):
+        P, y = adversary(n_experts, eta, m)
+        return P, [0] * len(y)
+
+    for _, check in run_mutant(name, zero_one_labels):
+        assert check.points == 0 and "round 1: y = 0 is not a label ±1" in check.message, check
+
+    def float_advice(n_experts, eta, m):
+        P, y = adversary(n_experts, eta, m)
+        return np.array(P, dtype=float), y
+
+    for _, check in run_mutant(name, float_advice):
+        assert check.points == 0 and "dtype float64" in check.message, check
+
+    def extra_expert(n_experts, eta, m):  # one expert more than asked for
+        P, y = adversary(n_experts, eta, m)
+        return [[*row, -1] for row in P], y
+
+    for certificate, check in run_mutant(name, extra_expert):
+        assert check.points == 0 and f"the limit is {certificate.args[0]}" in check.message, check
+
+    def greedy(n_experts, eta, m):  # no look-ahead: the heaviest experts within budget err first
+        rate = 1 - Fraction(eta)
+        counts, P = [0] * n_experts, []
+        while True:
+            weights = [rate**c for c in counts]
+            side, held = set(), Fraction(0)
+            for i in sorted(range(n_experts), key=lambda i: (counts[i] <= m, -weights[i], i)):
+                if 2 * held >= sum(weights):
+                    break
+                side.add(i)
+                held += weights[i]
+            if not any(c + (i in side) <= m for i, c in enumerate(counts)):
+                return P, [-1] * len(P)
+            P.append([1 if i in side else -1 for i in range(n_experts)])
+            counts = [c + (i in side) for i, c in enumerate(counts)]
+
+    partial = 0
+    for certificate, check in run_mutant(name, greedy):
+        made = verify_certificate(certificate.verifier, greedy(*certificate.args), certificate.params)
+        assert made.valid and check.points == certificate.points * min(1, Fraction(made.quality, certificate.target))
+        partial += made.quality < certificate.target
+    if name == "wm_adversary":
+        assert partial >= 1  # the look-ahead of the book's adversary matters on some instances
+
+
+def _kernel_reference(n):
+    return reference("kernel_stream", "kernel_perceptron_stream")(n)
+
+
+def test_kernel_stream_mutants():
+    name = "kernel_stream"
+
+    def all_ones_negative(n):
+        X, y = _kernel_reference(n)
+        y = y.copy()
+        y[1] = -1
+        return X, y
+
+    for _, check in run_mutant(name, all_ones_negative):
+        assert check.points == 0, check
+        assert "round 2: x is all ones, so the target x1...xn labels it +1, got y = -1" in check.message, check
+
+    def zero_one_labels(n):
+        X, y = _kernel_reference(n)
+        return X, (y + 1) // 2
+
+    for _, check in run_mutant(name, zero_one_labels):
+        assert check.points == 0 and "round 1: y = 0 is not a label ±1" in check.message, check
+
+    def positive_family(n):  # a family row labelled +1 although it is not all ones
+        X, y = _kernel_reference(n)
+        y = y.copy()
+        y[2] = 1
+        return X, y
+
+    for _, check in run_mutant(name, positive_family):
+        assert check.points == 0 and "round 3: x[" in check.message and "got y = +1" in check.message, check
+
+    def floats(n):
+        X, y = _kernel_reference(n)
+        return X.astype(float), y
+
+    for _, check in run_mutant(name, floats):
+        assert check.points == 0 and "dtype float64" in check.message, check
+
+    def family_only(n):  # without 0^n and 1^n: the first row errs, then the scores are negative
+        X, y = _kernel_reference(n)
+        return X[2:], y[2:]
+
+    for certificate, check in run_mutant(name, family_only):
+        made = verify_certificate(certificate.verifier, family_only(certificate.args[0]), certificate.params)
+        assert made.valid and made.quality < certificate.target
+        assert check.points == certificate.points * Fraction(made.quality, certificate.target), check
+
+    def bools_in_lists(n):
+        X, y = _kernel_reference(n)
+        return [[bool(v) for v in row] for row in X.tolist()], y.tolist()
+
+    for _, check in run_mutant(name, bools_in_lists):
+        assert check.points == 0 and "round 1: x[0] must be" in check.message, check
+
+
+def test_code_parts_of_the_mixed_assignments_catch_plausible_mistakes():
+    class OnMistakesOnly:  # the Perceptron that updates only when it errs (not on a score of 0 that is right)
+        def __init__(self, n_features):
+            self.weights, self.n_updates = np.zeros(n_features), 0
+
+        def predict(self, x):
+            return 1 if float(np.dot(self.weights, x)) >= 0 else -1
+
+        def update(self, x, y):
+            if self.predict(x) != y:
+                self.weights = self.weights + y * np.asarray(x, dtype=float)
+                self.n_updates += 1
+
+    report = grade("perceptron_proofs", with_part("perceptron_proofs", "PerceptronLearner", OnMistakesOnly))
+    failed = {c.name: c.message for c in report.checks if not c.passed}
+    assert "integer instances, d = 6, exact ties" in failed and "zero rows among integer rows, d = 4" in failed
+    assert all(message.startswith("first difference after round") for message in failed.values()), failed
+
+    def floats_rescaled(P, y, eta):  # weights as floats, divided by the largest: ties far behind are lost
+        P, y = np.asarray(P), np.asarray(y)
+        counts = np.zeros(P.shape[1])
+        out = []
+        for row, outcome in zip(P, y, strict=True):
+            w = (1 - eta) ** (counts - counts.min())
+            out.append(1 if w @ (row == 1) >= w @ (row == -1) else -1)
+            counts += row != outcome
+        return np.array(out)
+
+    report = grade("experts_proofs", with_part("experts_proofs", "weighted_majority_predictions", floats_rescaled))
+    failed = {c.name: c.message for c in report.checks if not c.passed}
+    assert list(failed) == ["a tie of the leaders decided by an expert 1200 mistakes behind"], failed
+    assert "first difference at round 1201: expected -1, got 1" in failed[next(iter(failed))], failed
+
+
+# -- the largest object a hidden case accepts is verified quickly ----------------------------------------
+
+LIMIT_SECONDS = 2.0
+
+
+def _largest_tree(table, max_nodes):
+    """Every valid node the class allows (each leaf split while a point splits its concepts), then, last
+    in pre-order, a complete tree of repeated points up to max_nodes nodes: the verifier reads every
+    node once and checks the whole valid part before it meets the first invalid node."""
+    table = np.asarray(table, dtype=bool)
+
+    def grow(mask, used):
+        for x in range(table.shape[1]):
+            if x not in used and (mask & table[:, x]).any() and (mask & ~table[:, x]).any():
+                return [x, grow(mask & ~table[:, x], used | {x}), grow(mask & table[:, x], used | {x})]
+        return None
+
+    def count(tree):
+        return 1 if tree is None else 1 + count(tree[1]) + count(tree[2])
+
+    def complete(depth):
+        return None if depth == 0 else [0, complete(depth - 1), complete(depth - 1)]
+
+    tree = grow(np.ones(len(table), dtype=bool), frozenset())
+    padding = complete(max(0, (max_nodes - count(tree)).bit_length() - 1))
+    node = tree
+    while node is not None and node[2] is not None:
+        node = node[2]
+    if node is None:
+        return padding
+    node[2] = padding
+    return tree
+
+
+def _largest_perceptron_stream(radius, margin, dim, max_rounds):
+    """max_rounds rows of dim rationals with 127-bit denominators (their lcm just under the 1024-bit
+    limit), every row within the radius and margin where the instance leaves room."""
+    R, gamma = Fraction(radius), Fraction(margin)
+    primes = [2**127 - 1, 2**127 - 735, 2**127 - 1155, 2**127 - 1401, 2**127 - 2369, 2**127 - 3179, 2**127 - 3509]
+    spare = R * R - gamma * gamma
+    X, y = [], []
+    for t in range(max_rounds):
+        label = 1 if t % 2 else -1
+        row = [label * gamma]
+        for j in range(1, dim):
+            q = primes[(t + j) % len(primes)]
+            row.append(Fraction(1, q) if spare > 0 else 0)
+        X.append(row)
+        y.append(label)
+    return X, y, [1] + [0] * (dim - 1)
+
+
+def _largest_wm_stream(n_experts, max_rounds):
+    """Two experts that take turns erring (an exact tie between them every other round, so the vote is
+    within rounding of 0 and decided in integers) and n_experts - 2 that err at different rates (in
+    every round, every other round, ...), whose weights differ and fall far below a float's."""
+    P, y = [], []
+    for t in range(max_rounds):
+        outcome = 1 if t % 2 == 0 else -1  # expert 1 errs in even rounds, expert 0 in odd ones
+        others = [-outcome if t % (j + 1) == 0 else outcome for j in range(n_experts - 2)]
+        P.append([1, -1, *others])
+        y.append(outcome)
+    return P, y
+
+
+def _largest_kernel_stream(n, max_rounds, rng):
+    """0^n, 1^n, then rows of weight 3n/4: at n = 80 all are mistakes (2^60 dwarfs every earlier term)."""
+    rows = [np.zeros(n, dtype=np.uint8), np.ones(n, dtype=np.uint8)]
+    for _ in range(max_rounds - 2):
+        row = np.zeros(n, dtype=np.uint8)
+        row[rng.choice(n, 3 * n // 4, replace=False)] = 1
+        rows.append(row)
+    y = np.full(max_rounds, -1, dtype=np.int8)
+    y[1] = 1
+    return np.array(rows), y
+
+
+def _largest_object(certificate, rng):
+    params = certificate.params
+    if certificate.verifier == "mistake_tree":
+        return _largest_tree(params["table"], params["max_nodes"])
+    if certificate.verifier == "perceptron_stream":
+        return _largest_perceptron_stream(params["radius"], params["margin"], params["max_dim"], params["max_rounds"])
+    if certificate.verifier == "weighted_majority_stream":
+        return _largest_wm_stream(params["max_experts"], params["max_rounds"])
+    return _largest_kernel_stream(params["n"], params["max_rounds"], rng)
+
+
+TIMES = {}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_largest_object_of_every_hidden_case_is_verified_in_under_two_seconds(name):
+    rng = np.random.default_rng(0)
+    for certificate in certificate_cases(name):
+        obj = _largest_object(certificate, rng)
+        start = time.perf_counter()
+        verdict = verify_certificate(certificate.verifier, obj, certificate.params)
+        elapsed = time.perf_counter() - start
+        TIMES[(name, certificate.name)] = elapsed
+        assert elapsed < LIMIT_SECONDS, (certificate.name, elapsed, verdict.reason)
+        if certificate.verifier == "kernel_perceptron_stream":
+            assert verdict.valid, verdict.reason
+        print(f"{name}: {certificate.name}: {elapsed:.3f} s ({'valid' if verdict.valid else 'invalid'})")
+
+
+# -- what FORBIDDEN removes ---------------------------------------------------------------------------------
+
+SHORTCUTS = {
+    "mistake_tree": [
+        "ol.littlestone_dimension(ol.thresholds(7))",
+        "ol.SOA(ol.thresholds(7)).ldim",
+        "ol.worst_case_mistakes(ol.thresholds(7), 'soa')",
+        "ol.adaptive_adversary(ol.Halving(ol.thresholds(7)), ol.thresholds(7))",
+        "onlinelib.version_space._ldim(ol.thresholds(7), np.arange(8))",
+        "ol.bounds.littlestone_bound(ol.thresholds(7))",
+    ],
+    "perceptron_margin": [
+        "ol.perceptron_lower_bound_stream(0.5, 1.0)",
+        "ol.margin_adversary(ol.Halving(ol.thresholds(3)), 1, 2)",
+        "onlinelib.chapters.perceptron.perceptron_stream('lower bound', 0.5, 4, np.random.default_rng(0))",
+    ],
+    "wm_adversary": [
+        "ol.WeightedMajority(3, 0.5)",
+        "ol.weighted_majority_run(np.ones((2, 3)), np.ones(2), 0.5)",
+        "ol.wma_adversary(10, 3, 0.5, np.random.default_rng(0))",
+        "ol.Halving(ol.ConceptClass(np.eye(3, dtype=bool)))",
+    ],
+    "kernel_stream": [
+        "ol.constant_weight_family(16, 4, 2, 4, np.random.default_rng(0))",
+        "ol.theorem4_stream(np.zeros((1, 16)), 4, 2)",
+        "onlinelib.chapters.kernels.theorem4_experiment(16, 4, 2, np.random.default_rng(0))",
+    ],
+    "perceptron_proofs": [
+        "ol.Perceptron(3)",
+        "ol.PNormPerceptron(3, 2.0)",
+        "type('P', (onlinelib.linear._ThresholdLearner,), {})(3)",
+        "ol.perceptron_lower_bound_stream(0.5, 1.0)",
+    ],
+    "experts_proofs": [
+        "ol.WeightedMajority(3, 0.5)",
+        "ol.weighted_majority_run(np.ones((2, 3)), np.ones(2), 0.5)",
+        "onlinelib.experts._exact_vote_sign(np.zeros(2, dtype=np.int64), np.ones(2), (1, 2))",
+        "ol.RandomizedWeightedMajority(3, 0.5, np.random.default_rng(0))",
+        "ol.wma_adversary(10, 3, 0.5, np.random.default_rng(0))",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_forbidden_entries_resolve(name):
+    resolved = sandbox.resolve_forbidden(hidden(name).FORBIDDEN)
+    assert resolved and all(module.startswith("onlinelib") for module in resolved)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_graded_library_removes_the_shortcuts_and_keeps_what_the_public_checks_need(name, tmp_path):
+    """In the copy of onlinelib a graded notebook sees, every shortcut raises ForbiddenInAssignment,
+    and the notebook with correct code runs its public checks to "All checks passed." without
+    touching anything removed (the verifiers and what they call stay)."""
+    sandbox.assignment_library(hidden(name).FORBIDDEN, name, tmp_path / "lib")
+    shutil.copyfile(ASSIGNMENTS / f"{name}_public.json", tmp_path / f"{name}_public.json")
+    cells = []
+    for cell in code_cells(name):
+        part = stub_part(cell, name)
+        cells.append(SOLUTIONS[part] if part else cell)
+    probes = "\n".join(
+        textwrap.dedent(
+            f"""
+            try:
+                {shortcut}
+            except _forbidden.ForbiddenInAssignment:
+                blocked.append({shortcut!r})
+            """
+        )
+        for shortcut in SHORTCUTS[name]
+    )
+    library = str(tmp_path / "lib")
+    script = (
+        PRELUDE
+        + "\n\n".join(cells)
+        + "\nfrom onlinelib import _forbidden\n"
+        + "assert not _forbidden.USED, _forbidden.USED\n"
+        + f"assert onlinelib.__file__.startswith({library!r}), onlinelib.__file__\n"
+        + "import onlinelib.chapters.perceptron, onlinelib.chapters.kernels, onlinelib.version_space, onlinelib.linear\n"
+        + "blocked = []\n"
+        + probes
+        + f"\nassert len(blocked) == {len(SHORTCUTS[name])}, blocked\nprint('shortcuts blocked:', len(blocked))\n"
+    )
+    script = script.replace("import onlinelib as ol", "import onlinelib\nimport onlinelib as ol", 1)
+    environment = {**os.environ, "PYTHONPATH": library}  # the graded copy first, as the grader's worker has it
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.count("All checks passed.") == len(parts(name)), done.stdout
+    assert f"shortcuts blocked: {len(SHORTCUTS[name])}" in done.stdout
+
+
+# -- the written questions -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", MIXED)
+def test_mixed_notebooks_have_one_answer_cell_per_question(name):
+    questions = manual.questions_from_hidden(hidden(name).QUESTIONS)
+    assert questions and all(3 <= len(q.items) <= 5 for q in questions)
+    cells = [c for c in notebook(name).cells if c.cell_type == "markdown" and "answer" in c.metadata.get("tags", [])]
+    assert sorted(c.metadata["question"] for c in cells) == sorted(q.id for q in questions)
+    assert all("Write your proof here" in c.source for c in cells)
+    answers, problems = manual.extract_answers(ASSIGNMENTS / f"{name}.md", questions)
+    assert not problems and set(answers) == {q.id for q in questions}, (answers, problems)
+
+
+def test_single_part_assignments_have_no_questions():
+    for name in CERTIFICATES:
+        assert not getattr(hidden(name), "QUESTIONS", []), name
+        assert '"tags": ["answer"]' not in (ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8")
+
+
+# -- python -m booktools grade on a correct notebook -------------------------------------------------------
+
+
+def _submission(name, *, drop=None, proof=True):
+    """The notebook with its stubs replaced by correct code, as MyST text. ``drop``: a part left out,
+    its stub and its public checks deleted (the notebook then does not define it at all)."""
+    nb = notebook(name)
+    kept = []
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            part = stub_part(cell.source, name)
+            if drop is not None and (part == drop or f'part="{drop}"' in cell.source):
+                continue
+            if part:
+                cell.source = SOLUTIONS[part].strip()
+        elif proof and cell.metadata.get("question") in PROOFS:
+            cell.source = PROOFS[cell.metadata["question"]]
+        kept.append(cell)
+    nb.cells = kept
+    return jupytext.writes(nb, fmt="md:myst")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """One grading run per assignment, all started at once: {name: (rows by submission, stderr, folder)}."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: the grader needs it")
+    base = tmp_path_factory.mktemp("certificate-grades")
+    runs = {}
+    for name in NAMES:
+        folder = base / name / "submissions"
+        folder.mkdir(parents=True)
+        (folder / "correct.md").write_text(_submission(name), encoding="utf-8")
+        (folder / "untouched.md").write_text((ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8"))
+        if name in MIXED:
+            first = next(iter(parts(name)))
+            (folder / "one_part_missing.md").write_text(_submission(name, drop=first), encoding="utf-8")
+        out = base / name / "scores.csv"
+        command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", name]
+        command += ["--out", str(out), "--jobs", "2", "--timeout", "60"]
+        runs[name] = (subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE), out)
+    results = {}
+    for name, (process, out) in runs.items():
+        stdout, stderr = process.communicate(timeout=900)
+        rows = {}
+        if out.is_file():
+            with out.open(newline="", encoding="utf-8") as handle:
+                rows = {row["submission"]: row for row in csv.DictReader(handle)}
+        results[name] = (process.returncode, rows, stderr.decode(errors="replace"), out)
+    return results
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_grader_gives_correct_code_full_automatic_marks(graded, name):
+    code, rows, stderr, out = graded[name]
+    assert code == 0 and rows, stderr[-3000:]
+    correct = rows["correct.md"]
+    assert correct["status"] == "graded", correct
+    assert (
+        float(correct["score"]) == float(correct["max_score"]) == hidden(name).grade(hidden(name).REFERENCE).max_score
+    )
+    untouched = rows["untouched.md"]
+    assert untouched["status"] == "graded" and float(untouched["score"]) == 0, untouched
+    assert "not implemented yet" in untouched["feedback"], untouched
+
+
+@pytest.mark.parametrize("name", MIXED)
+def test_the_grader_grades_the_parts_and_collects_the_answers(graded, name):
+    code, rows, stderr, out = graded[name]
+    assert code == 0 and rows, stderr[-3000:]
+    missing = rows["one_part_missing.md"]
+    first = next(iter(parts(name)))
+    full = hidden(name).grade(hidden(name).REFERENCE)
+    first_points = sum(c.max_points for c in full.checks[: len(full.checks) - len(certificate_cases(name))])
+    assert missing["status"] == "graded", missing
+    assert float(missing["score"]) == pytest.approx(full.max_score - first_points), (missing, first)
+    assert first in missing["feedback"], missing
+    answers = (out.with_name(out.stem + "_review") / "answers.json").read_text(encoding="utf-8")
+    question = hidden(name).QUESTIONS[0]["id"]
+    assert PROOFS[question][:30] in answers.replace("\\\\", "\\"), answers[:500]
