@@ -3,6 +3,7 @@
 #   make book   build the book into _build/html
 #   make test   run every test: the onlinelib unit tests and every chapter under nbval
 #   make student  build the student edition (no solutions) into _build/student/_build/html
+#   make handouts  write every assignment's hand-out (no solutions) into _build/handouts
 #   make pdf    print the built book into _build/html/online-learning.pdf (needs Chromium)
 #   make checks build both editions and the PDF, then run the checks that need them
 #   make requirements  recompile requirements.txt and binder/requirements.txt (pip-tools, own venv)
@@ -11,7 +12,7 @@ VENV ?= .venv
 PYTHON ?= python3
 PIP_VERSION = 26.3
 
-.PHONY: book test student pdf checks clean requirements FORCE
+.PHONY: book test student handouts pdf checks clean requirements FORCE
 
 # bash with pipefail: a command piped through a filter (`make book`) still fails when it fails.
 SHELL := /bin/bash
@@ -69,6 +70,9 @@ test: $(VENV)/.installed
 
 student: $(VENV)/.installed
 	$(VENV)/bin/python -m booktools student-edition
+
+handouts: $(VENV)/.installed
+	$(VENV)/bin/python -m booktools handout --all --zip
 
 pdf: book
 	$(VENV)/bin/python -m booktools pdf

@@ -1,7 +1,9 @@
 """Accessibility repairs for the theme's and the widget manager's markup (issue 16).
 
 Adds ``_ext/static/a11y.js`` and ``a11y.css`` to every page (``a11y.css`` also keeps a page no
-wider than a phone's screen), and writes the build-status table's emoji as words. Each axe
+wider than a phone's screen), and ``reading.css`` and ``reading.js`` (issue 28: text outputs wrap,
+figures scale to the column, display maths that scrolls shows it, and the explorers' widgets,
+which have no kernel on the site, look inactive and say where they work), and writes the build-status table's emoji as words. Each axe
 repair names the axe-core rule it satisfies; ``tests/test_browser.py`` runs axe-core on every
 page and fails on any "serious" or "critical" violation.
 """
@@ -39,4 +41,6 @@ def setup(app):
     app.add_post_transform(StatusInWords)
     app.add_js_file("a11y.js", loading_method="defer")
     app.add_css_file("a11y.css")
+    app.add_js_file("reading.js", loading_method="defer")
+    app.add_css_file("reading.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,6 +8,7 @@ import sys
 COMMANDS = {
     "grade": ("booktools.grade", "grade a folder of submitted notebooks into a CSV and feedback files"),
     "student-edition": ("booktools.student_edition", "build the student edition (no solutions)"),
+    "handout": ("booktools.handout", "write an assignment's hand-out: notebook and public checks, no solutions"),
     "pdf": ("booktools.pdf_edition", "print the built book into one PDF"),
     "browser-check": ("booktools.browser_check", "check every built page in headless Chromium"),
     "binder-check": ("booktools.binder_check", "reproduce Binder: fresh environment, chapters run"),

@@ -26,9 +26,14 @@ image, then asserts that
   asks for dark colours, and the theme follows). axe-core is the pinned npm release
   (``AXE_URL``, hash-checked, cached like the widget manager); it is added to the
   page as a script, so it needs no server and no network.
+* no text output of a code cell (a check cell's verdict, print output: the ``pre`` of a
+  ``.cell_output .output``) is wider than its box (``scrollWidth > clientWidth + 1``), at
+  1280 px and again on a phone: such text wraps (``_ext/static/reading.css``) instead of
+  hiding its end behind a sideways scroll;
 * last, on a phone's screen (``PHONE_WIDTH`` px wide), the page is no wider than the
   screen (``document.documentElement.scrollWidth``): wide tables, code and figures
-  scroll inside their own boxes.
+  scroll inside their own boxes, and no image in the text is wider than the box it sits
+  in (figures scale to the column).
 
 The browser is the system's Chromium driven by Playwright (``playwright.async_api``;
 Playwright's own browser download is never used). Requests that would leave the site
@@ -144,6 +149,25 @@ DARK_THEME_JS = "() => document.documentElement.dataset.theme === 'dark'"
 TRANSITIONS_DONE_JS = """() => document.getAnimations()
   .every((a) => !(a instanceof CSSTransition) || a.playState !== "running")"""
 PAGE_WIDTH_JS = "() => document.documentElement.scrollWidth"
+# Text outputs of code cells whose text is wider than their box (hidden ones, e.g. in a folded
+# cell, are not counted): how many there are, and the first line of each one that overflows.
+OUTPUT_TEXT_JS = r"""() => {
+  const blocks = [...document.querySelectorAll(".cell_output .output pre")]
+    .filter((e) => e.getClientRects().length > 0);
+  const over = blocks.filter((e) => e.scrollWidth > e.clientWidth + 1);
+  return {total: blocks.length, overflowing: over.map((e) => ({
+    text: e.textContent.trim().split("\n")[0].slice(0, 100), scrollWidth: e.scrollWidth, clientWidth: e.clientWidth}))};
+}"""
+# Images in the text wider than the block they sit in (the nearest ancestor that is not inline).
+WIDE_IMAGES_JS = r"""() => [...document.querySelectorAll(".bd-article img")]
+  .filter((img) => img.getClientRects().length > 0)
+  .map((img) => {
+    let box = img.parentElement;
+    while (box && getComputedStyle(box).display.startsWith("inline")) box = box.parentElement;
+    return {src: img.getAttribute("src") || "", width: Math.round(img.getBoundingClientRect().width),
+            box: box ? box.clientWidth : 0};
+  })
+  .filter((i) => i.box > 0 && i.width > i.box + 1)"""
 
 # Runs in the page once it has settled: the measured facts.
 FACTS_JS = r"""(delimiters) => {
@@ -255,6 +279,10 @@ class PageResult:
     screenshot: str = ""
     axe_violations: dict = field(default_factory=dict)  # theme -> violations of every impact
     phone_width: int = 0  # the document's width in px on a PHONE_WIDTH screen (0: not measured)
+    output_texts: int = 0  # text outputs of code cells shown (at 1280 px)
+    overflowing_outputs: list = field(default_factory=list)  # those wider than their box, at 1280 px
+    phone_overflowing_outputs: list = field(default_factory=list)  # the same on a PHONE_WIDTH screen
+    wide_images: list = field(default_factory=list)  # images wider than their box on a PHONE_WIDTH screen
     failures: list = field(default_factory=list)
 
     @property
@@ -287,8 +315,15 @@ class PageResult:
             f"console errors {len(self.console_errors)}",
             f"requests {len(self.requests)} ({len(self.external_requests)} external)",
         ]
+        if self.output_texts:
+            parts.append(
+                f"text outputs overflowing {len(self.overflowing_outputs)}/{self.output_texts} at "
+                f"{VIEWPORT['width']} px, {len(self.phone_overflowing_outputs)}/{self.output_texts} at {PHONE_WIDTH} px"
+            )
         if self.phone_width:
             parts.append(f"{self.phone_width} px wide on a {PHONE_WIDTH} px phone")
+            if self.wide_images:
+                parts.append(f"{len(self.wide_images)} images wider than their box there")
         parts.append(f"{self.seconds:.1f} s")
         if self.final_url and self.final_url != self.url:
             parts.insert(1, f"(redirected to {self.final_url})")
@@ -381,6 +416,9 @@ async def check_page(
         result.widget_views = facts["widgetViews"]
         result.widgets_drawn = facts["widgetsDrawn"]
         result.widget_controls = facts["widgetControls"]
+        outputs = await page.evaluate(OUTPUT_TEXT_JS)
+        result.output_texts = outputs["total"]
+        result.overflowing_outputs = outputs["overflowing"]
 
         shot = None if out is None else out / str(Path(page_path).with_suffix(""))
         if shot is not None:
@@ -400,6 +438,8 @@ async def check_page(
                 result.axe_violations[theme] = await asyncio.wait_for(page.evaluate(AXE_RUN_JS), timeout)
         await page.set_viewport_size({"width": PHONE_WIDTH, "height": 800})
         result.phone_width = await page.evaluate(PAGE_WIDTH_JS)
+        result.phone_overflowing_outputs = (await page.evaluate(OUTPUT_TEXT_JS))["overflowing"]
+        result.wide_images = await page.evaluate(WIDE_IMAGES_JS)
     finally:
         await context.close()
         _judge(result, root_uri)
@@ -458,6 +498,19 @@ def _judge(r: PageResult, root_uri: str):
             f.append(f"local file failed to load: {failed['url']} ({failed['error']})")
     if r.phone_width > PHONE_WIDTH:
         f.append(f"the page is {r.phone_width} px wide on a {PHONE_WIDTH} px screen")
+    for overflowing, width in ((r.overflowing_outputs, VIEWPORT["width"]), (r.phone_overflowing_outputs, PHONE_WIDTH)):
+        if overflowing:
+            first = overflowing[0]
+            f.append(
+                f"{len(overflowing)} of {r.output_texts} text outputs wider than their box at {width} px, "
+                f"e.g. {first['text']!r} ({first['scrollWidth']} px in {first['clientWidth']} px)"
+            )
+    if r.wide_images:
+        first = r.wide_images[0]
+        f.append(
+            f"{len(r.wide_images)} images wider than their box on a {PHONE_WIDTH} px screen, "
+            f"e.g. {first['src']} ({first['width']} px in {first['box']} px)"
+        )
 
 
 async def _check_pages(

@@ -4,7 +4,7 @@ Usage::
 
     python -m booktools grade SUBMISSIONS --assignment NAME --out scores.csv \\
         [--timeout 60] [--memory-mb 1024] [--max-output-kb 256] [--jobs 1] \\
-        [--judge-memory-mb 1024] [--feedback-dir DIR] [--regrade-errors] [--unsafe-no-sandbox]
+        [--judge-memory-mb 1024] [--feedback-dir DIR] [--regrade-errors] [--force] [--unsafe-no-sandbox]
     python -m booktools grade --write-public-checks [--check]
 
 **Two processes, data between them.** Each submission runs in its own sandboxed worker
@@ -47,12 +47,28 @@ followed, and every entry gets a row written as soon as it is graded: notebooks
 with the reason; other files and hidden entries are listed as skipped. CSV cells that a
 spreadsheet would read as a formula are neutralised and control characters escaped.
 Besides the CSV, ``--feedback-dir`` (default: next to the CSV, ``<out>_feedback/``) gets
-one Markdown file per submission with each check, its points and its message.
+one Markdown file per submission with each check, its points and its message, named after the
+submission without its suffix (``alice.ipynb`` → ``alice.md``, ``s1/work.ipynb`` →
+``s1__work.md``), with a short hash of the full name added when that name would be ambiguous or
+unsafe (``alice.md`` beside ``alice.ipynb``: the rule is ``feedback_names``).
 
-The CSV has the columns ``submission, student, score, max_score, status, feedback``; status is one
-of graded, forbidden, timeout, memory, output, syntax_error, error, missing, crashed,
-protocol, unreadable, rejected, skipped, grader-error. Before grading, the reference solution is graded
-in this process and must get full marks; its score is every row's ``max_score``.
+The CSV has the columns ``submission, student, score, max_score, status, feedback`` and then one
+per check of the hidden tests, ``NAME [MAX]`` in the order of the reference's report, holding the
+points the submission earned on it (empty unless its status is graded); status is one of graded,
+forbidden, timeout, memory, output, syntax_error, error, missing, crashed, protocol, unreadable,
+rejected, skipped, grader-error. Before grading, the reference solution is graded in this process
+and must get full marks; its score is every row's ``max_score`` and its checks are the columns.
+The run ends with the three checks failed most often ("most failed checks: NAME (k of n)").
+
+**Grading again.** An existing OUT (or feedback folder) stops the run before it grades anything,
+unless ``--force`` (grade again and replace them), ``--regrade-errors`` or ``--merge-manual`` (which
+is given only to grade again, so it implies consent) is given. The feedback folder is replaced as
+a whole: the run writes into a new folder beside it and renames it into place at the end, so no
+file of an earlier run is left beside the new ones (``--regrade-errors`` copies the kept rows'
+files into it). Every feedback folder the grader makes holds the marker file
+``.onlinelib-feedback``, and the grader deletes only such a folder (or an empty one): a
+``--feedback-dir`` that exists with other files and no marker is refused, as is one that would
+hold OUT, the submissions or the current folder.
 
 **Per student** (issue 27): each row belongs to a student (the id the notebook declares, else its
 first folder, else its file's stem); ``--gradebook`` (default ``<out>_gradebook.csv``) gets one row
@@ -78,6 +94,7 @@ import itertools
 import json
 import os
 import re
+import secrets
 import shutil
 import stat
 import sys
@@ -457,16 +474,63 @@ def feedback_markdown(row: dict, max_score: float, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def feedback_name(submission: str) -> str:
-    """The feedback file's name: the submission's path made safe, with a short hash when that changed it.
+FEEDBACK_MARKER = ".onlinelib-feedback"  # in every feedback folder the grader made, and only there
+FEEDBACK_MARKER_TEXT = (
+    "This folder was made by `python -m booktools grade`: grading again (--force, --regrade-errors,\n"
+    "--merge-manual) replaces it as a whole. Keep your own files elsewhere.\n"
+)
+_HASHED = re.compile(r"-[0-9a-f]{10}$")  # the tail of a name that carries a hash
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
-    The same submission always gets the same name (``--regrade-errors`` rewrites only its file),
-    and two submissions never share one.
+
+def _feedback_base(submission: str) -> str:
+    """The submission's path without its suffix, its folders joined by ``__`` (not yet made safe)."""
+    folder, _, leaf = submission.rstrip("/").rpartition("/")
+    dot = leaf.rfind(".")
+    stem = leaf[:dot] if dot > 0 else leaf
+    return (f"{folder}/{stem}" if folder else stem).replace("/", "__")
+
+
+def feedback_names(submissions) -> dict[str, str]:
+    """The feedback file of each submission of one run: ``{submission: file name}``.
+
+    The rule: the submission's path with its suffix replaced by ``.md`` and its folders joined by
+    ``__`` (``alice.md`` → ``alice.md``, ``alice.ipynb`` → ``alice.md``, ``s1/work.ipynb`` →
+    ``s1__work.md``), kept as it is when that name is *plain*: only ``A-Z a-z 0-9 . _ -``, not
+    starting or ending with ``.``, ``_`` or ``-``, at most 120 characters, not ending like a hash,
+    and no other submission of the run has the same one (ignoring case, for file systems that do).
+    Otherwise the name is made safe (other characters become ``_``, cut to 120) and gets ``-`` and
+    the first 10 hex digits of the SHA-256 of the full submission name: ``alice.md`` and
+    ``alice.ipynb`` in one folder become ``alice-<hash of "alice.md">.md`` and
+    ``alice-<hash of "alice.ipynb">.md``; ``a b.md`` becomes ``a_b-<hash>.md``.
+
+    So two submissions never share a name (a plain name is unique in the run and never ends like a
+    hashed one; hashed names differ by their hash), and each is under 140 characters, of safe
+    characters only, never hidden. A submission keeps its name from run to run as long as the set
+    of names does: the name depends on the other submissions only when they collide, by design
+    (never overwriting one student's feedback with another's matters more than a name that stays
+    the same when a clashing file is added later). ``--regrade-errors`` renames the kept files if
+    that happens.
     """
-    base = re.sub(r"[^A-Za-z0-9._-]+", "_", submission.replace("/", "__")).strip("._") or "submission"
-    if base != submission or len(base) > 120:
-        base = f"{base[:120]}-{hashlib.sha256(submission.encode('utf-8', 'surrogateescape')).hexdigest()[:10]}"
-    return base + ".md"
+    names = list(dict.fromkeys(submissions))
+    bases = {name: _feedback_base(name) for name in names}
+    clashes: dict[str, int] = {}
+    for base in bases.values():
+        clashes[base.casefold()] = clashes.get(base.casefold(), 0) + 1
+    found = {}
+    for name, base in bases.items():
+        safe = _UNSAFE.sub("_", base).strip("._-")
+        if safe == base and 0 < len(safe) <= 120 and not _HASHED.search(safe) and clashes[base.casefold()] == 1:
+            found[name] = safe + ".md"
+        else:
+            digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+            found[name] = f"{(safe or 'submission')[:120].rstrip('._-') or 'submission'}-{digest}.md"
+    return found
+
+
+def feedback_name(submission: str, others=()) -> str:
+    """The feedback file's name of one submission among ``others`` (the run's other submissions)."""
+    return feedback_names([submission, *others])[submission]
 
 
 def host_paths() -> list[tuple[str, str]]:
@@ -511,27 +575,180 @@ def scrubbed(row: dict) -> dict:
     return dict(row, feedback=scrub(row["feedback"]), checks=checks)
 
 
+@dataclasses.dataclass(frozen=True)
+class CheckColumn:
+    """One per-check column of the CSV: a check of the reference's report, in its order."""
+
+    header: str  # "NAME [MAX]", made a safe CSV cell; a name that repeats gets " (2)", " (3)", ...
+    name: str
+    occurrence: int  # 1 for the first check of that name, 2 for the second, ...
+    max_points: float
+
+
+def check_columns(report) -> list[CheckColumn]:
+    """The per-check columns of a run: one per check of the reference's report, in its order."""
+    columns, seen, headers = [], {}, set(FIELDS)
+    for check in report.checks:
+        name = scrub(check.name)
+        seen[name] = seen.get(name, 0) + 1
+        shown = name if seen[name] == 1 else f"{name} ({seen[name]})"
+        header = csv_cell(f"{shown} [{_fmt(check.max_points)}]")
+        while header in headers:  # a check whose own name looks like "x (2)": never two columns alike
+            header = csv_cell(f"{shown} (again) [{_fmt(check.max_points)}]")
+            shown += " (again)"
+        headers.add(header)
+        columns.append(CheckColumn(header, name, seen[name], float(check.max_points)))
+    return columns
+
+
+def check_cells(row: dict, columns: list[CheckColumn]) -> dict[str, str]:
+    """The row's per-check cells: the points earned on each column's check, empty unless it was graded.
+
+    A graded submission whose report lacks a check of the reference earned 0 on it; a check the
+    reference does not have is in the feedback only.
+    """
+    if row.get("status") != "graded":
+        return {column.header: "" for column in columns}
+    earned, seen = {}, {}
+    for check in row.get("checks", []):
+        seen[check.name] = seen.get(check.name, 0) + 1
+        earned[(check.name, seen[check.name])] = check.points
+    return {column.header: _fmt(earned.get((column.name, column.occurrence), 0.0)) for column in columns}
+
+
+def most_failed(rows: list[dict], columns: list[CheckColumn], top: int = 3) -> str | None:
+    """ "most failed checks: NAME (k of n), ..." for the ``top`` checks failed most often (None if none is).
+
+    n counts the submissions graded on that check (a cell that is not empty), k those of them that
+    earned less than its maximum.
+    """
+    counts = []
+    for index, column in enumerate(columns):
+        failed = graded = 0
+        for row in rows:
+            cell = (row.get("check_cells") or {}).get(column.header, "")
+            try:
+                points = float(cell)
+            except ValueError:
+                continue
+            graded += 1
+            failed += points < column.max_points
+        if failed:
+            counts.append((-failed, index, column, graded))
+    if not counts:
+        return None
+    shown = [f"{printable(c.name)} ({-k} of {n})" for k, _, c, n in sorted(counts, key=lambda x: x[:2])[:top]]
+    return "most failed checks: " + ", ".join(shown)
+
+
+class FeedbackFolder:
+    """The grader's feedback folder, written afresh and swapped in as a whole at the end of the run.
+
+    The run writes into a new folder beside ``final`` (``.NAME.new-PID-RANDOM``, holding the marker
+    file ``.onlinelib-feedback``) and ``swap`` renames it into place, so no feedback file of an
+    earlier run survives beside the new ones. The old folder is deleted only if it holds the marker
+    (the grader made it) or is empty; ``check_feedback_dir`` refuses any other folder before the run.
+    """
+
+    def __init__(self, final: Path):
+        self.final = final
+        final.parent.mkdir(parents=True, exist_ok=True)
+        self.path = final.with_name(f".{final.name}.new-{os.getpid()}-{secrets.token_hex(4)}")
+        self.path.mkdir()
+        (self.path / FEEDBACK_MARKER).write_text(FEEDBACK_MARKER_TEXT, encoding="utf-8")
+        self.swapped = False
+
+    def carry_over(self, names: dict[str, str]) -> None:
+        """Copy the earlier run's feedback files ``{old name: new name}`` into the new folder."""
+        for old, new in names.items():
+            source = self.final / old
+            if source.is_file() and not source.is_symlink():
+                shutil.copyfile(source, self.path / new)
+
+    def swap(self) -> None:
+        """Put the new folder in the place of ``final``; delete the old one if the grader made it."""
+        if self.swapped:
+            return
+        old = None
+        if os.path.lexists(self.final):
+            old = self.final.with_name(f".{self.final.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+            os.rename(self.final, old)
+        os.rename(self.path, self.final)
+        self.path, self.swapped = self.final, True
+        if old is not None:
+            if (old / FEEDBACK_MARKER).is_file() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                try:
+                    old.rmdir()  # an empty folder only
+                except OSError:
+                    print(f"the earlier feedback folder was not the grader's: it is now {old}", file=sys.stderr)
+
+
+def check_feedback_dir(folder: Path, keep_out: list[Path]) -> str | None:
+    """Why the grader may not replace ``folder`` with its feedback, or None if it may.
+
+    It may if ``folder`` does not exist, is an empty folder, or holds the marker file of a feedback
+    folder the grader made, and if it holds none of ``keep_out`` (the CSV, the submissions, ...).
+    """
+    where = folder.resolve()
+    for path in keep_out:
+        target = Path(os.path.abspath(path))
+        if target == where or where in target.parents or target.resolve() == where or where in target.resolve().parents:
+            return f"the feedback folder {folder} would hold {path}: the grader replaces that folder as a whole"
+    if folder.is_symlink() or (os.path.lexists(folder) and not folder.is_dir()):
+        return f"the feedback folder {folder} exists and is not a folder"
+    if folder.is_dir() and not (folder / FEEDBACK_MARKER).is_file() and any(folder.iterdir()):
+        return (
+            f"the feedback folder {folder} exists and was not made by this grader (it has no {FEEDBACK_MARKER} "
+            "file); the grader replaces its feedback folder as a whole, so it will not use this one: name a new "
+            "--feedback-dir, or move that folder away"
+        )
+    return None
+
+
 class Rows:
     """Writes each row to the CSV (and its feedback file) as soon as it is graded.
 
+    The CSV's columns are ``FIELDS`` and then one per check of the reference (``columns``).
     ``kept`` rows (``--regrade-errors``: the rows of the last run that are not regraded) go into
-    the CSV as they are, and their feedback files are left alone.
+    the CSV as they are, per-check cells included; their feedback files are carried over into the
+    new feedback folder (``carried``: {old file name: new file name}). ``names`` are the run's
+    feedback file names (``feedback_names``).
     """
 
-    def __init__(self, out: Path, feedback_dir: Path, max_score: float, title: str, kept: list[dict] = ()):
-        self.out, self.feedback_dir, self.max_score, self.title = out, feedback_dir, max_score, title
+    def __init__(
+        self,
+        out: Path,
+        feedback: FeedbackFolder,
+        max_score: float,
+        title: str,
+        columns: list[CheckColumn],
+        names: dict[str, str],
+        kept: list[dict] = (),
+        carried: dict[str, str] | None = None,
+    ):
+        self.out, self.feedback, self.max_score, self.title = out, feedback, max_score, title
+        self.columns, self.names = columns, names
+        self.fields = [*FIELDS, *(c.header for c in columns)]
         self.rows: list[dict] = list(kept)
         self.lock = threading.Lock()
+        feedback.carry_over(carried or {})
         out.parent.mkdir(parents=True, exist_ok=True)
-        feedback_dir.mkdir(parents=True, exist_ok=True)
         self.file = open(out, "w", newline="", encoding="utf-8")
-        self.writer = csv.DictWriter(self.file, fieldnames=FIELDS, extrasaction="ignore")
+        self.writer = csv.DictWriter(self.file, fieldnames=self.fields, extrasaction="ignore")
         self.writer.writeheader()
         for row in self.rows:
             self.writer.writerow(self.cells(row))
         self.file.flush()
 
+    @property
+    def feedback_dir(self) -> Path:
+        """Where the feedback files are now (the new folder until ``finish``, then its final place)."""
+        return self.feedback.path
+
     def cells(self, row: dict) -> dict:
+        kept = row.get("check_cells") or {}
         return {
             "submission": csv_cell(row["submission"]),
             "student": csv_cell(student_of(row)),
@@ -539,15 +756,17 @@ class Rows:
             "max_score": _fmt(self.max_score),
             "status": row["status"],
             "feedback": csv_cell(row["feedback"]),
+            **{column.header: csv_cell(kept.get(column.header, "")) for column in self.columns},
         }
 
     def add(self, row: dict) -> None:
         row = scrubbed(row)
+        row["check_cells"] = check_cells(row, self.columns)
         with self.lock:
             self.rows.append(row)
             self.writer.writerow(self.cells(row))
             self.file.flush()
-            path = self.feedback_dir / feedback_name(row["submission"])
+            path = self.feedback_dir / self.names[row["submission"]]
             path.write_text(feedback_markdown(row, self.max_score, self.title), encoding="utf-8")
             print(
                 f"  {printable(row['submission'])}: {_fmt(row['score'])}/{_fmt(self.max_score)} [{row['status']}]",
@@ -556,16 +775,25 @@ class Rows:
             )
 
     def finish(self) -> None:
-        """Rewrite the CSV sorted by submission (atomically: the unsorted file stays until then)."""
-        self.file.close()
-        self.rows.sort(key=lambda r: r["submission"])
-        tmp = self.out.with_name(self.out.name + ".tmp")
-        with open(tmp, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=FIELDS)
-            writer.writeheader()
-            for row in self.rows:
-                writer.writerow(self.cells(row))
-        os.replace(tmp, self.out)
+        """Rewrite the CSV sorted by submission (atomically: the unsorted file stays until then), and
+        put the new feedback folder in place."""
+        if not self.file.closed:
+            self.file.close()
+            self.rows.sort(key=lambda r: r["submission"])
+            tmp = self.out.with_name(self.out.name + ".tmp")
+            with open(tmp, "w", newline="", encoding="utf-8") as f:
+                writer = csv.DictWriter(f, fieldnames=self.fields)
+                writer.writeheader()
+                for row in self.rows:
+                    writer.writerow(self.cells(row))
+            os.replace(tmp, self.out)
+        self.feedback.swap()
+
+    def close(self) -> None:
+        """After an interruption: the CSV as far as it got and the feedback folder to match."""
+        if not self.file.closed:
+            self.file.close()
+        self.feedback.swap()
 
 
 def student_of(row: dict) -> str:
@@ -682,7 +910,7 @@ def per_student_outputs(args, hidden, rows: "Rows", max_score: float, title: str
             lines += notes
             for student, student_marks in marks.items():
                 row = students[student][0]
-                path = rows.feedback_dir / feedback_name(row["submission"])
+                path = rows.feedback_dir / rows.names[row["submission"]]
                 text = feedback_markdown(row, rows.max_score, rows.title)
                 path.write_text(text + "\n" + manual.feedback_text(student_marks, questions), encoding="utf-8")
     elif args.merge_manual:
@@ -698,25 +926,38 @@ def per_student_outputs(args, hidden, rows: "Rows", max_score: float, title: str
     return lines
 
 
-def read_previous_rows(out: Path) -> list[dict]:
-    """The rows of an earlier run's CSV (``--regrade-errors``), with the submission names as graded."""
+def read_previous_rows(out: Path) -> tuple[list[dict], list[str]]:
+    """The rows of an earlier run's CSV (``--regrade-errors``) and its per-check headers.
+
+    The CSV must start with the columns ``FIELDS``; the columns after them are the per-check ones,
+    whose cells each row keeps (``check_cells``) as they are.
+    """
     if not out.is_file():
         raise SystemExit(f"--regrade-errors needs the CSV of an earlier run, and {out} does not exist")
     with out.open(newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
-        if reader.fieldnames != FIELDS:
+        fields = reader.fieldnames or []
+        if fields[: len(FIELDS)] != FIELDS or len(set(fields)) != len(fields):
             raise SystemExit(f"{out} is not a grades file of this grader (its columns are {reader.fieldnames})")
-        return [
-            {
-                "submission": row["submission"],
-                "student": row["student"],
-                "score": float(row["score"]),
-                "status": row["status"],
-                "feedback": row["feedback"],
-                "checks": [],
-            }
-            for row in reader
-        ]
+        headers = fields[len(FIELDS) :]
+        rows = []
+        for row in reader:
+            try:
+                score = float(row["score"])
+            except (TypeError, ValueError):
+                raise SystemExit(f"{out}: row {reader.line_num} has no score ({row['score']!r})") from None
+            rows.append(
+                {
+                    "submission": row["submission"],
+                    "student": row["student"],
+                    "score": score,
+                    "status": row["status"],
+                    "feedback": row["feedback"],
+                    "checks": [],
+                    "check_cells": {header: row[header] or "" for header in headers},
+                }
+            )
+        return rows, headers
 
 
 # -- the command line -------------------------------------------------------------------------------
@@ -752,6 +993,12 @@ def main(argv: list[str] | None = None) -> int:
         "--regrade-errors",
         action="store_true",
         help="regrade only the rows of OUT (an earlier run) whose status is grader-error",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="grade again into an existing OUT, replacing it and its feedback folder (--regrade-errors and "
+        "--merge-manual need no --force)",
     )
     parser.add_argument(
         "--gradebook", type=Path, help="one row per student (default: OUT's name with _gradebook.csv, next to it)"
@@ -805,6 +1052,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.submissions} is not a folder")
     if args.merge_manual is not None and not args.merge_manual.is_file():
         parser.error(f"--merge-manual: {args.merge_manual} is not a file (a filled copy of the review's rubric.csv)")
+    feedback_dir = args.feedback_dir or args.out.with_name(args.out.stem + "_feedback")
+    # an earlier run's grades: OUT, or a feedback folder of the grader's (the CSV may have been moved)
+    earlier = args.out if os.path.lexists(args.out) else feedback_dir
+    if os.path.lexists(args.out) or (feedback_dir / FEEDBACK_MARKER).is_file():
+        if not (args.force or args.regrade_errors or args.merge_manual is not None):
+            parser.error(
+                f"{earlier} exists (an earlier run's grades): nothing was graded. Add --force to grade again "
+                f"and replace {args.out} and the feedback folder {feedback_dir}; --regrade-errors to regrade only "
+                "its grader-error rows; or --merge-manual MARKS.csv to grade again with your marks merged"
+            )
+    review_dir = args.review_dir or args.out.with_name(args.out.stem + "_review")
+    keep_out = [args.out, args.submissions, review_dir, Path.cwd()]
+    keep_out += [p for p in (args.gradebook, args.merge_manual) if p is not None]
+    problem = check_feedback_dir(feedback_dir, keep_out)
+    if problem:
+        parser.error(problem)
 
     bwrap = None
     if args.unsafe_no_sandbox:
@@ -823,18 +1086,31 @@ def main(argv: list[str] | None = None) -> int:
         print(reference.summary(), file=sys.stderr)
         raise SystemExit(f"the reference solution fails the hidden tests of {args.assignment!r}: fix {hidden_file}")
     max_score = reference.max_score
+    columns = check_columns(reference)
 
     entries = find_submissions(args.submissions)
     if not entries:
         raise SystemExit(f"{args.submissions} is empty")
-    kept = []
+    kept, before = [], {}
     if args.regrade_errors:
-        previous = read_previous_rows(args.out)
+        previous, headers = read_previous_rows(args.out)
+        # the CSV holds the names as neutralised cells: back to the names found, where the file is still there
+        found = {csv_cell(name): name for name, _path, _problem in entries}
+        for row in previous:
+            row["submission"] = found.get(row["submission"], row["submission"])
         again = {row["submission"] for row in previous if row["status"] == GRADER_ERROR}
         kept = [row for row in previous if row["submission"] not in again]
-        entries = [entry for entry in entries if csv_cell(entry[0]) in again]
+        entries = [entry for entry in entries if entry[0] in again]
+        if headers != [c.header for c in columns]:
+            print(
+                f"note: the checks of the hidden tests are not those of {args.out}'s columns; the kept rows "
+                "keep their scores, and their cells of checks they were not graded on are empty",
+                file=sys.stderr,
+            )
+        before = feedback_names(row["submission"] for row in previous)  # the earlier run's file names
         print(f"regrading the {len(entries)} row(s) of {args.out} with status {GRADER_ERROR}", file=sys.stderr)
-    feedback_dir = args.feedback_dir or args.out.with_name(args.out.stem + "_feedback")
+    names = feedback_names([row["submission"] for row in kept] + [name for name, _path, _problem in entries])
+    carried = {before[row["submission"]]: names[row["submission"]] for row in kept}  # its kept feedback files
     title = getattr(hidden, "TITLE", args.assignment)
     work = Path(tempfile.mkdtemp(prefix="grade-library-"))
     try:
@@ -848,21 +1124,26 @@ def main(argv: list[str] | None = None) -> int:
             f"removed for the students: {', '.join(f'{m} ({n})' for m, n in removed.items())})",
             file=sys.stderr,
         )
-        rows = Rows(args.out, feedback_dir, max_score, title, kept)
-        for name, _path, problem in entries:
-            if problem is not None:
-                rows.add({"submission": name, "score": 0.0, "status": problem[0], "feedback": problem[1], "checks": []})
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+        rows = Rows(args.out, FeedbackFolder(feedback_dir), max_score, title, columns, names, kept, carried)
         try:
-            futures = [pool.submit(grader.grade, name, path) for name, path, problem in entries if problem is None]
-            for future in concurrent.futures.as_completed(futures):
-                rows.add(future.result())
-        except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
-            print(f"interrupted: the rows graded so far are in {args.out}", file=sys.stderr)
-            return 130
-        pool.shutdown()
-        rows.finish()
+            for name, _path, problem in entries:
+                if problem is not None:
+                    rows.add(
+                        {"submission": name, "score": 0.0, "status": problem[0], "feedback": problem[1], "checks": []}
+                    )
+            pool = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+            try:
+                futures = [pool.submit(grader.grade, name, path) for name, path, problem in entries if problem is None]
+                for future in concurrent.futures.as_completed(futures):
+                    rows.add(future.result())
+            except KeyboardInterrupt:
+                pool.shutdown(wait=False, cancel_futures=True)
+                print(f"interrupted: the rows graded so far are in {args.out}", file=sys.stderr)
+                return 130
+            pool.shutdown()
+            rows.finish()
+        finally:
+            rows.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     flagged = per_student_outputs(args, hidden, rows, max_score, title)
@@ -875,6 +1156,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out} and {len(rows.rows)} feedback files in {feedback_dir}", file=sys.stderr)
     for line in flagged:
         print(line, file=sys.stderr)
+    failed = most_failed(rows.rows, columns)
+    if failed:
+        print(failed, file=sys.stderr)
     errors = [r["submission"] for r in rows.rows if r["status"] == GRADER_ERROR]
     if errors:
         print(

@@ -4,11 +4,14 @@ For each page of _toc.yml (and index.html), booktools/browser_check.py asserts t
 MathJax typeset the maths and left no raw TeX, every image loaded, every saved widget
 was drawn by the widget manager served from the site, nothing was logged as an error,
 and no request left the site, that axe-core finds no serious or critical
-accessibility violation in the light or the dark theme, and that on a phone's screen
-(400 px) the page is no wider than the screen; it saves a full-page screenshot
+accessibility violation in the light or the dark theme, that no code cell's text output is
+wider than its box (at 1280 px and at 400 px), and that on a phone's screen (400 px) the
+page is no wider than the screen and no image wider than its box; it saves a full-page screenshot
 under _build/screenshots/ (and a dark one of each page with a figure or a widget).
 Skipped when the book has not been built or no Chromium is installed (set
 BROWSER_CHECK_REQUIRED=1 to fail instead); .ci/run builds the book and then runs this file.
+BOOK_HTML=/path/to/_build/html checks another build. tests/test_browser_check.py tries the
+text-output and image measures on small planted pages.
 """
 
 import os
@@ -20,8 +23,9 @@ import pytest
 from booktools import browser_check
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
-SCREENSHOTS = ROOT / "_build" / "screenshots"
+# BOOK_HTML: check another build of the book (e.g. one made with --path-output), not _build/html
+HTML = Path(os.environ.get("BOOK_HTML") or ROOT / "_build" / "html")
+SCREENSHOTS = HTML.parent / "screenshots"
 PAGES = browser_check.toc_pages(ROOT / "_toc.yml")
 
 NOT_BUILT = "the book has not been built (no _build/html/index.html)"

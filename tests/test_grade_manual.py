@@ -201,9 +201,9 @@ def test_a_filled_rubric_is_merged_and_a_regrade_keeps_it(graded):
     assert (book["cy"]["why [3]"], book["cy"]["total"], book["cy"]["status"]) == ("0", "2", "ok")
     assert (book["dee"]["why [3]"], book["dee"]["total"]) == ("0", "2")
     assert book["ada"]["status"] == "ok"
-    feedback = (top / "scores_feedback" / "final_v2.md.md").read_text(encoding="utf-8")
+    feedback = (top / "scores_feedback" / "final_v2.md").read_text(encoding="utf-8")
     assert "the potential is missing" in feedback and "bounds its growth" in feedback
-    assert "no answer" in (top / "scores_feedback" / "cy.md.md").read_text(encoding="utf-8").lower()
+    assert "no answer" in (top / "scores_feedback" / "cy.md").read_text(encoding="utf-8").lower()
 
     # ben hands in again with a changed answer: his marks are not applied to the new text
     path = folder / "final_v2.md"

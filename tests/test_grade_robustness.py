@@ -354,13 +354,13 @@ def test_a_worker_killed_while_starting_is_a_grader_error_then_regraded(tmp_path
         assert "tried twice" in row["feedback"]
     assert "regrade these (3" in err and "--regrade-errors" in err
     feedback = tmp_path / "scores_feedback"
-    (feedback / "one.md").write_text("kept")  # a row that is not regraded keeps its feedback file
+    (feedback / "one.md").write_text("kept")  # a row that is not regraded keeps its feedback file (one.md's)
 
     # the machine is fixed: only the grader-error rows are graded again
     monkeypatch.undo()
     rows["one.md"]["status"] = "graded"  # as if this row had been graded the first time
     with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=grade_tool.FIELDS)
+        writer = csv.DictWriter(handle, fieldnames=list(rows["one.md"]))  # FIELDS, then one column per check
         writer.writeheader()
         writer.writerows(rows.values())
     assert _grade_in_process(folder, out, "--regrade-errors") == 0
@@ -550,7 +550,8 @@ def test_feedback_is_scrubbed_of_this_machines_paths():
 
 
 def test_feedback_file_names_are_stable_and_distinct():
-    names = ["a.md", "a_b.md", "a b.md", "a/b.md", "a__b.md", "x" * 300 + ".md", "=HYPERLINK(1).md"]
-    files = [grade_tool.feedback_name(n) for n in names]
-    assert len(set(files)) == len(files) and files == [grade_tool.feedback_name(n) for n in names]
-    assert files[0] == "a.md.md" and all(len(f) < 140 and "/" not in f for f in files)
+    names = ["a.md", "a_b.md", "a b.md", "a/b.md", "a__b.md", "x" * 300 + ".md", "=HYPERLINK(1).md", "a.ipynb"]
+    files = grade_tool.feedback_names(names)
+    assert len(set(files.values())) == len(names) and files == grade_tool.feedback_names(reversed(names))
+    assert files["a_b.md"] == "a_b.md" and all(len(f) < 140 and "/" not in f for f in files.values())
+    assert files["a.md"] != "a.md" and files["a.md"].startswith("a-"), "a.md beside a.ipynb: both get a hash"

@@ -46,7 +46,7 @@ def test_the_guides_example_gives_the_recorded_gradebook(tmp_path):
     assert got == (EXAMPLE / "gradebook.csv").read_text(encoding="utf-8")
     page = (out / "scores_review" / "novikoff.html").read_text(encoding="utf-8")
     assert "Cauchy" in page and "No answer" in page
-    ben = (out / "scores_feedback" / "handin.ipynb.md").read_text(encoding="utf-8")
+    ben = (out / "scores_feedback" / "handin.md").read_text(encoding="utf-8")
     assert "Cauchy-Schwarz is missing" in ben and "1.5/4" in ben
 
 

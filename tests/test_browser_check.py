@@ -1,0 +1,121 @@
+"""The browser check's reading measures (issue 28) on small planted pages, no built book needed.
+
+Each test writes a tiny site into tmp_path: a page with a code cell's text output wider than
+its box, or a figure wider than a phone's column, first without the book's reading CSS
+(``_ext/static/reading.css``; the check must fail) and then with it (the check must pass).
+Skipped without Chromium (BROWSER_CHECK_REQUIRED=1 fails instead).
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from booktools import browser_check
+
+ROOT = Path(__file__).resolve().parents[1]
+READING_CSS = ROOT / "_ext" / "static" / "reading.css"
+LONG_VERDICT = "R = 0.9999, gamma = 0.1001: M = 20 <= U = 20 <= R^2/gamma^2 = 99.81; " + "steps 2 and 3 hold " * 12
+
+
+@pytest.fixture(autouse=True)
+def _need_browser():
+    if browser_check.find_browser() is None:
+        reason = "no Chromium found (apt-get install -y chromium, or set $CHROMIUM)"
+        if os.environ.get("BROWSER_CHECK_REQUIRED"):
+            pytest.fail(reason + ", and BROWSER_CHECK_REQUIRED is set")
+        pytest.skip(reason)
+
+
+def _site(tmp_path, body, reading_css):
+    """A one-page site: the markup myst-nb and the theme write around ``body``."""
+    site = tmp_path / ("with-css" if reading_css else "without-css")
+    site.mkdir()
+    link = ""
+    if reading_css:
+        shutil.copy(READING_CSS, site / "reading.css")
+        link = '<link rel="stylesheet" href="reading.css">'
+    # as in the theme: a text output's box scrolls sideways, and its text keeps its line breaks
+    theme = "<style>.cell_output .output { max-width: 100%; overflow-x: auto } pre { white-space: pre }</style>"
+    (site / "page.html").write_text(
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>planted</title>{theme}{link}</head>'
+        f'<body><main><article class="bd-article" style="max-width: 700px">{body}</article></main></body></html>',
+        encoding="utf-8",
+    )
+    return site
+
+
+def _check(site):
+    [r] = browser_check.check_site(site, ["page.html"], out=None, timeout=20, accessibility=False)
+    return r
+
+
+OUTPUT = (
+    '<div class="cell docutils container"><div class="cell_output docutils container">'
+    '<div class="output stream highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>'
+    f"{LONG_VERDICT.replace('<', '&lt;')}\n</pre></div></div></div></div>"
+)
+
+
+def test_text_output_wider_than_its_box_fails_the_page(tmp_path):
+    r = _check(_site(tmp_path, OUTPUT, reading_css=False))
+
+    assert r.output_texts == 1
+    assert len(r.overflowing_outputs) == 1 and len(r.phone_overflowing_outputs) == 1
+    assert r.overflowing_outputs[0]["text"].startswith("R = 0.9999, gamma = 0.1001")
+    reasons = "\n".join(r.failures)
+    assert "1 of 1 text outputs wider than their box at 1280 px, e.g. 'R = 0.9999, gamma = 0.1001" in reasons
+    assert f"1 of 1 text outputs wider than their box at {browser_check.PHONE_WIDTH} px" in reasons
+    assert r.phone_width <= browser_check.PHONE_WIDTH  # the output scrolls in its box: the page is not wider
+    assert "text outputs overflowing 1/1 at 1280 px, 1/1 at 400 px" in r.line()
+
+
+def test_text_output_wraps_with_the_reading_css(tmp_path):
+    r = _check(_site(tmp_path, OUTPUT, reading_css=True))
+
+    assert r.output_texts == 1
+    assert r.overflowing_outputs == [] and r.phone_overflowing_outputs == []
+    assert r.ok, r.failures
+
+
+# A figure as myst-nb writes one (an image in the output) and as the text holds one (in a figure,
+# inside the link Sphinx puts around it), each drawn 600 px wide, as the chapters' figures are.
+FIGURES = (
+    '<div class="cell_output docutils container">'
+    '<img alt="an output figure" width="600" height="300" src="data:image/svg+xml,'
+    "%3Csvg xmlns='http://www.w3.org/2000/svg' width='600' height='300'/%3E\"></div>"
+    '<figure class="align-default"><a class="reference internal image-reference" href="#">'
+    '<img alt="a figure in the text" width="600" height="300" src="data:image/svg+xml,'
+    "%3Csvg xmlns='http://www.w3.org/2000/svg' width='600' height='300'/%3E\"></a>"
+    "<figcaption><p>A caption.</p></figcaption></figure>"
+)
+
+
+def test_figure_wider_than_a_phone_column_fails_the_page(tmp_path):
+    site = _site(tmp_path, FIGURES, reading_css=False)
+    # the pre-issue-28 rule: below 640 px an output figure kept 600 px and its box scrolled
+    (site / "page.html").write_text(
+        (site / "page.html")
+        .read_text(encoding="utf-8")
+        .replace(
+            "</head>", "<style>.cell_output { overflow-x: auto } .cell_output img { width: 600px }</style></head>"
+        ),
+        encoding="utf-8",
+    )
+    r = _check(site)
+
+    assert sorted(i["width"] for i in r.wide_images) == [600, 600], r.wide_images
+    assert all(i["box"] < 400 for i in r.wide_images)
+    assert any(
+        f.startswith(f"2 images wider than their box on a {browser_check.PHONE_WIDTH} px screen, e.g. data:image/svg")
+        for f in r.failures
+    ), r.failures
+
+
+def test_figures_scale_to_the_column_with_the_reading_css(tmp_path):
+    r = _check(_site(tmp_path, FIGURES, reading_css=True))
+
+    assert r.wide_images == []
+    assert r.phone_width <= browser_check.PHONE_WIDTH
+    assert r.ok, r.failures
