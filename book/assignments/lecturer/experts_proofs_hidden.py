@@ -16,11 +16,13 @@ removed, since the notebook's public check of part (b) runs the verifier in the 
 
 import itertools
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 import onlinelib as ol
 from booktools import checks
+from booktools.judge import load_hidden
 from onlinelib.certificates import verify_certificate
 
 PARTS = {"weighted_majority_predictions": "function", "weighted_majority_stream": "certificate"}
@@ -79,78 +81,11 @@ def reference_predictions(P, y, eta):
     return ol.weighted_majority_run(P, y, eta).predictions
 
 
-# -- part (b): the lecturer's adversary (the same construction as Assignment 9's) ---------------------
+# -- part (b): the lecturer's adversary, Assignment 9's ----------------------------------------------
 
 
-def _weights(counts, a, b):
-    top = max(counts)
-    return [a**c * b ** (top - c) for c in counts]
-
-
-def _alive_after(counts, wrong, m):
-    return any(c + (i in wrong) <= m for i, c in enumerate(counts))
-
-
-def _greedy(counts, weights, m):
-    total = sum(weights)
-    wrong = {i for i, c in enumerate(counts) if c > m}
-    held = sum(weights[i] for i in wrong)
-    for i in sorted((i for i, c in enumerate(counts) if c <= m), key=lambda i: (-weights[i], i)):
-        if 2 * held >= total:
-            break
-        wrong.add(i)
-        held += weights[i]
-    return wrong if 2 * held >= total and _alive_after(counts, wrong, m) else None
-
-
-def _greedy_rounds(counts, m, a, b, limit):
-    counts, rounds = list(counts), 0
-    while rounds < limit:
-        wrong = _greedy(counts, _weights(counts, a, b), m)
-        if wrong is None:
-            break
-        counts = [c + (i in wrong) for i, c in enumerate(counts)]
-        rounds += 1
-    return rounds
-
-
-def _choices(counts, weights, m):
-    total = sum(weights)
-    dead = {i for i, c in enumerate(counts) if c > m}
-    alive = [i for i, c in enumerate(counts) if c <= m]
-    base = sum(weights[i] for i in dead)
-    seen = set()
-    for size in range(len(alive) + 1):
-        for extra in itertools.combinations(alive, size):
-            held = base + sum(weights[i] for i in extra)
-            if 2 * held < total or any(2 * (held - weights[i]) >= total for i in extra):
-                continue
-            wrong = dead | set(extra)
-            key = tuple(sorted(c + (i in wrong) for i, c in enumerate(counts)))
-            if key not in seen and _alive_after(counts, wrong, m):
-                seen.add(key)
-                yield wrong
-
-
-def reference_stream(n_experts, eta, m):
-    """Weighted Majority errs in every round; the wrong side is every expert past the budget m and the
-    minimal set of the others after which the greedy rule (heaviest within budget first) lasts longest."""
-    eta = Fraction(eta)
-    a, b = (1 - eta).numerator, (1 - eta).denominator
-    counts, P = [0] * n_experts, []
-    while len(P) < MAX_ROUNDS:
-        weights = _weights(counts, a, b)
-        best = None
-        for wrong in _choices(counts, weights, m):
-            after = [c + (i in wrong) for i, c in enumerate(counts)]
-            value = _greedy_rounds(after, m, a, b, MAX_ROUNDS - len(P) - 1)
-            if best is None or value > best[0]:
-                best = (value, wrong)
-        if best is None:
-            break
-        P.append([1 if i in best[1] else -1 for i in range(n_experts)])
-        counts = [c + (i in best[1]) for i, c in enumerate(counts)]
-    return P, [-1] * len(P)
+# Assignment 9's hidden file, beside this one (lecturer material too): its REFERENCE is the adversary.
+reference_stream = load_hidden(Path(__file__).with_name("wm_adversary_hidden.py")).REFERENCE
 
 
 REFERENCE = {"weighted_majority_predictions": reference_predictions, "weighted_majority_stream": reference_stream}

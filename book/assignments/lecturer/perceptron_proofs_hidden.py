@@ -10,13 +10,14 @@ its weights and its number of updates compared after every round (one point per 
 The proof of Novikoff's theorem (QUESTIONS) is graded by hand against the rubric below.
 """
 
-import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 import onlinelib as ol
 from booktools import checks
+from booktools.judge import load_hidden
 
 PARTS = {"PerceptronLearner": "learner", "perceptron_stream": "certificate"}
 TITLE = "Assignment 10: the Perceptron and Novikoff's theorem (chapter 3)"
@@ -63,7 +64,6 @@ QUESTIONS = [
         ],
     }
 ]
-MAX_ROUNDS = 1000
 
 
 class ReferencePerceptron:
@@ -87,14 +87,11 @@ class ReferencePerceptron:
         self._learner.update(x, y)
 
 
-def reference_stream(radius, margin, dim):
-    """R e_1, ..., R e_k labelled -1 with u = -(e_1 + ... + e_k), k = floor(R^2/gamma^2): every round an update."""
-    radius, margin = Fraction(radius), Fraction(margin)
-    k = math.floor(radius**2 / margin**2)
-    if not 1 <= k <= dim:
-        raise ValueError(f"the construction needs 1 <= floor(R^2/gamma^2) = {k} <= dim = {dim}")
-    X = [[radius if j == i else Fraction(0) for j in range(dim)] for i in range(k)]
-    return X, [-1] * k, [-1] * k + [0] * (dim - k)
+# Assignment 8's hidden file, beside this one (lecturer material too): its construction, and its
+# instances (full points at floor(R^2/gamma^2)).
+_ASSIGNMENT_8 = load_hidden(Path(__file__).with_name("perceptron_margin_hidden.py"))
+reference_stream = _ASSIGNMENT_8.REFERENCE
+certificate = _ASSIGNMENT_8.certificate
 
 
 REFERENCE = {"PerceptronLearner": ReferencePerceptron, "perceptron_stream": reference_stream}
@@ -132,18 +129,6 @@ def streams():
     y = np.where(rng.random(40) < 0.5, 1, -1).astype(np.int8)
     out.append(checks.Stream("zero rows among integer rows, d = 4", X, y, params={"n_features": 4}))
     return out
-
-
-def certificate(radius, margin, dim, points=1.0):
-    k = math.floor(Fraction(radius) ** 2 / Fraction(margin) ** 2)
-    assert 1 <= k <= dim, (radius, margin, dim)
-    return checks.Certificate(
-        f"R = {radius}, gamma = {margin}, d = {dim} (bound floor(R^2/gamma^2) = {k})",
-        args=(radius, margin, dim),
-        verifier="perceptron_stream",
-        params={"radius": radius, "margin": margin, "max_rounds": MAX_ROUNDS, "max_dim": dim},
-        points=points,
-    )
 
 
 def certificates():
