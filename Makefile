@@ -5,6 +5,8 @@
 #   make student  build the student edition (no solutions) into _build/student/_build/html
 #   make handouts  write every assignment's hand-out (no solutions) into _build/handouts
 #   make pdf    print the built book into _build/html/online-learning.pdf (needs Chromium)
+#   make student-pdf  print the student edition into _build/student/_build/html/online-learning.pdf
+#               (either one without the API reference: make pdf LEAVE_OUT=book/api)
 #   make checks build both editions and the PDF, then run the checks that need them
 #   make requirements  recompile requirements.txt and binder/requirements.txt (pip-tools, own venv)
 # PYTHON is the interpreter that makes the venvs (3.11 or newer): `make book PYTHON=python3.11`.
@@ -12,7 +14,7 @@ VENV ?= .venv
 PYTHON ?= python3
 PIP_VERSION = 26.3
 
-.PHONY: book test student handouts pdf checks clean requirements FORCE
+.PHONY: book test student handouts pdf student-pdf checks clean requirements FORCE
 
 # bash with pipefail: a command piped through a filter (`make book`) still fails when it fails.
 SHELL := /bin/bash
@@ -51,14 +53,18 @@ FORCE:
 # Sphinx re-reads (and so re-executes) only the pages whose source changed, but every chapter's
 # outputs also depend on the library: after a change in onlinelib/, _ext/ or the requirements
 # (newer than the last successful build) the saved doctrees go, and every chapter runs again.
+# A chapter's own module, onlinelib/chapters/<name>.py, is the exception: _ext/chapter_modules.py
+# makes it a Sphinx dependency of the pages that use it, so only they run again.
 # Bytecode and numba caches (__pycache__/, written by any run, `make test` too) are no change.
 LIBRARY_SOURCES = onlinelib _ext requirements.txt pyproject.toml
+NOT_LIBRARY_WIDE = -not -path '*/__pycache__*' ! -name '*.pyc' \
+	! \( -path 'onlinelib/chapters/*.py' ! -name '__init__.py' \)
 # Sphinx's status lines show the progress, but two of them are the whole parser configurations of
 # myst and myst-nb (about 1,500 characters each): dropped. Warnings and errors (stderr) pass as they are.
 NO_CONFIG_DUMPS = grep --line-buffered -v -E '^([[:cntrl:]]\[[0-9;]*m)?myst(-nb)? v[0-9.]+:'
 book: $(VENV)/.installed
 	@if [ ! -f _build/.library-stamp ]; then rm -rf _build/.doctrees; \
-	elif [ -n "$$(find $(LIBRARY_SOURCES) -newer _build/.library-stamp -not -path '*/__pycache__*' ! -name '*.pyc' -print -quit)" ]; then \
+	elif [ -n "$$(find $(LIBRARY_SOURCES) -newer _build/.library-stamp $(NOT_LIBRARY_WIDE) -print -quit)" ]; then \
 		echo "make book: onlinelib, _ext or the requirements changed since the last build: every chapter runs again"; \
 		rm -rf _build/.doctrees; fi
 	@$(VENV)/bin/jupyter-book build . | $(NO_CONFIG_DUMPS)
@@ -74,8 +80,14 @@ student: $(VENV)/.installed
 handouts: $(VENV)/.installed
 	$(VENV)/bin/python -m booktools handout --all --zip
 
+# LEAVE_OUT: pages the PDF leaves out, as _toc.yml names them (e.g. book/api, the API reference).
+LEAVE_OUT ?=
+PDF_OPTIONS = $(foreach page,$(LEAVE_OUT),--leave-out $(page))
 pdf: book
-	$(VENV)/bin/python -m booktools pdf
+	$(VENV)/bin/python -m booktools pdf $(PDF_OPTIONS)
+
+student-pdf: student
+	$(VENV)/bin/python -m booktools pdf --student $(PDF_OPTIONS)
 
 # The tests of the built site that `make test` skips until the builds exist (CI runs them too).
 checks: book student pdf

@@ -191,6 +191,12 @@ FACTS_JS = r"""(delimiters) => {
     widgetViews: document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length,
     widgetsDrawn: [...document.querySelectorAll(".widget-subarea")].filter((e) => e.querySelector(".jupyter-widgets")).length,
     widgetControls: document.querySelectorAll(".widget-subarea .widget-slider, .widget-subarea .widget-dropdown, .widget-subarea .widget-button").length,
+    // drawn widgets that a reader could still click, or with no "only in Jupyter or Binder" note after them
+    widgetsLive: [...document.querySelectorAll(".widget-subarea")].filter((e) => e.querySelector(".jupyter-widgets")
+      && !(e.closest("[inert]") && getComputedStyle(e).pointerEvents === "none")).length,
+    widgetsUnexplained: [...document.querySelectorAll(".cell_output")].filter((o) =>
+      o.querySelector(".widget-subarea .jupyter-widgets")
+      && !/Jupyter or Binder/.test(getComputedStyle(o, "::after").content)).length,
     images: [...document.images].map((img) => ({
       src: img.getAttribute("src") || "", url: img.currentSrc || img.src,
       ok: img.complete && img.naturalWidth > 0,
@@ -271,6 +277,8 @@ class PageResult:
     widget_views: int = 0
     widgets_drawn: int = 0
     widget_controls: int = 0
+    widgets_live: int = 0
+    widgets_unexplained: int = 0
     images: list = field(default_factory=list)
     console_errors: list = field(default_factory=list)
     requests: list = field(default_factory=list)
@@ -416,6 +424,8 @@ async def check_page(
         result.widget_views = facts["widgetViews"]
         result.widgets_drawn = facts["widgetsDrawn"]
         result.widget_controls = facts["widgetControls"]
+        result.widgets_live = facts["widgetsLive"]
+        result.widgets_unexplained = facts["widgetsUnexplained"]
         outputs = await page.evaluate(OUTPUT_TEXT_JS)
         result.output_texts = outputs["total"]
         result.overflowing_outputs = outputs["overflowing"]
@@ -480,6 +490,10 @@ def _judge(r: PageResult, root_uri: str):
             f"{r.widget_views - r.widgets_drawn} of {r.widget_views} saved widget views not drawn "
             "(is the widget manager, _static/widgets/embed.js, on the page?)"
         )
+    if r.widgets_live:
+        f.append(f"{r.widgets_live} drawn widgets look live on the static site (not inert: _ext/static/reading.js)")
+    if r.widgets_unexplained:
+        f.append(f"{r.widgets_unexplained} widget outputs without the 'only in Jupyter or Binder' note (reading.css)")
     for img in r.broken_images:
         f.append(f"image not loaded: {img['src']}")
     for msg in r.console_errors:

@@ -1,8 +1,12 @@
 """The PDF edition: every page of the built book, printed by headless Chromium, in one file.
 
-Usage (after ``jupyter-book build .``)::
+Usage (after ``jupyter-book build .``, or ``make student`` for the student edition)::
 
-    python -m booktools pdf                  # writes _build/html/online-learning.pdf
+    python -m booktools pdf                       # writes _build/html/online-learning.pdf
+    python -m booktools pdf --student             # the student edition: no solutions, no lecturer pages
+    python -m booktools pdf --leave-out book/api  # without the API reference (a quarter of the pages)
+
+``make pdf`` and ``make student-pdf`` run the first two (``LEAVE_OUT=book/api`` passes the third's option).
 
 Why this route: the HTML build has already executed every chapter, and Chromium prints
 exactly what a reader sees, with MathJax's typesetting, the figures, the widgets' static
@@ -40,6 +44,7 @@ from playwright.async_api import Error as PlaywrightError
 from pypdf import PdfReader, PdfWriter
 
 from _ext.pdf_link import PDF_NAME, sync_pages
+from booktools import student_edition
 from booktools.browser_check import VIEWPORT, find_browser, launch, open_and_settle, toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,15 +58,55 @@ LICENSE_NOTE = (
     "(https://creativecommons.org/licenses/by/4.0/, LICENSE-TEXT.md). "
     "Code: MIT license (LICENSE)."
 )
-# Printed copies wrap long code lines (the site scrolls them) and drop the folded cells'
-# "Show code" toggles, which do nothing on paper, and the intro's note that offers this PDF.
+# Printed copies wrap long code lines (the site scrolls them), each source line a block of its own
+# with a hanging indent (LINES_JS), so a wrapped line's continuation sits right of the line's own
+# indentation; a code cell, its source and its outputs each stay on one page when they fit (instead
+# of an empty grey box at the foot of a page and the code overleaf). The folded cells' "Show ..."
+# toggles, which do nothing on paper, and the intro's note that offers this PDF are dropped.
 PRINT_CSS = """
 @media print {
   pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
+  pre > .print-line { display: block; }
+  div.cell, div.cell_input, div.cell_output, div.highlight { break-inside: avoid; }
   details.hide > summary { display: none !important; }
   .admonition:has(.pdf-edition-link, .pdf-edition-link-missing) { display: none !important; }
 }
 """
+# Hanging indents need each line of a code block as an element: Pygments writes one <pre> whose
+# token <span>s run across lines (a docstring is one span). Each line of each <pre> becomes a
+# <span class="print-line"> holding clones of the token spans it crosses; a line indented by k
+# characters wraps at k + HANG. The text is kept, but for the trailing newline (each line is a block)
+# and a no-break space on each empty line (which would otherwise have no height).
+HANG = 4
+LINES_JS = r"""(hang) => {
+  for (const pre of document.querySelectorAll('div.highlight pre')) {
+    const lines = [[]];
+    const walk = (node, wrap) => {
+      for (const child of [...node.childNodes]) {
+        if (child.nodeType === Node.TEXT_NODE) {
+          child.textContent.split('\n').forEach((part, i) => {
+            if (i > 0) lines.push([]);
+            if (part) lines[lines.length - 1].push(wrap(document.createTextNode(part)));
+          });
+        } else if (child.nodeType === Node.ELEMENT_NODE) {
+          walk(child, (inner) => { const c = child.cloneNode(false); c.appendChild(inner); return wrap(c); });
+        }
+      }
+    };
+    walk(pre, (n) => n);
+    if (lines.length > 1 && lines[lines.length - 1].length === 0) lines.pop();
+    pre.replaceChildren(...lines.map((nodes) => {
+      const line = document.createElement('span');
+      line.className = 'print-line';
+      const text = nodes.map((n) => n.textContent).join('');
+      const hanging = text.length - text.trimStart().length + hang;
+      line.style.paddingLeft = hanging + 'ch';
+      line.style.textIndent = -hanging + 'ch';
+      if (nodes.length) line.append(...nodes); else line.append('\u00a0');  // an empty line keeps its height
+      return line;
+    }));
+  }
+}"""
 # The headings a printed page shows, in document order, as plain text: maths as the Unicode
 # text of MathJax's assistive MathML, without the pilcrow links. Chromium's own outline titles
 # come from the rendered glyphs and lose the maths, so the bookmarks take these instead.
@@ -95,6 +140,7 @@ async def print_page(browser: Browser, url: str, timeout: float) -> tuple[bytes,
         if mathjax not in ("typeset", "absent"):
             raise RuntimeError(f"{url}: MathJax did not finish ({mathjax})")
         await page.add_style_tag(content=PRINT_CSS)
+        await page.evaluate(LINES_JS, HANG)
         title = await page.title()
         await page.emulate_media(media="print")
         headings = await page.evaluate(HEADINGS_JS)
@@ -116,7 +162,7 @@ async def print_page(browser: Browser, url: str, timeout: float) -> tuple[bytes,
         await page.close()
 
 
-def cover_html(parts: list[tuple[str, int]], revision: str) -> str:
+def cover_html(parts: list[tuple[str, int]], revision: str, edition: str = "PDF edition") -> str:
     rows = "\n".join(f"<tr><td>{html.escape(title)}</td><td>{page}</td></tr>" for title, page in parts)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>{BOOK_TITLE}</title>
 <style>body {{ font-family: sans-serif; margin: 3em 2em; }} h1 {{ font-size: 2.2em; margin-top: 4em; }}
@@ -124,7 +170,7 @@ table {{ width: 100%; border-collapse: collapse; margin-top: 2em; }}
 td {{ padding: .35em 0; border-bottom: 1px dotted #bbb; }} td:last-child {{ text-align: right; }}
 .meta {{ color: #555; }}</style></head><body>
 <h1>{BOOK_TITLE}</h1>
-<p class="meta">PDF edition, printed from the HTML book ({html.escape(revision)}).</p>
+<p class="meta">{html.escape(edition)}, printed from the HTML book ({html.escape(revision)}).</p>
 <p class="meta">{html.escape(LICENSE_NOTE)}</p>
 <div style="page-break-before: always"></div>
 <h2>Contents</h2><table>{rows}</table></body></html>"""
@@ -158,7 +204,7 @@ def revision() -> str:
         return "no git revision"
 
 
-async def print_book(executable: str, site: Path, pages: list[str], timeout: float):
+async def print_book(executable: str, site: Path, pages: list[str], timeout: float, edition: str = "PDF edition"):
     """Print every page of ``pages`` (relative to ``site``), then the cover; in one browser.
 
     Returns
@@ -200,7 +246,7 @@ async def print_book(executable: str, site: Path, pages: list[str], timeout: flo
                     first += len(reader.pages)
                 with tempfile.TemporaryDirectory() as tmp:
                     cover = Path(tmp) / "cover.html"
-                    cover.write_text(cover_html(parts, rev), encoding="utf-8")
+                    cover.write_text(cover_html(parts, rev, edition), encoding="utf-8")
                     cover_reader = PdfReader(io.BytesIO((await print_page(browser, cover.as_uri(), timeout))[0]))
                 if len(cover_reader.pages) == cover_pages:
                     break
@@ -212,24 +258,59 @@ async def print_book(executable: str, site: Path, pages: list[str], timeout: flo
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
-    parser.add_argument("--toc", type=Path, default=ROOT / "_toc.yml")
+    parser.add_argument(
+        "--site",
+        type=Path,
+        default=ROOT / "_build" / "html",
+        help="the built HTML to print (default: the full edition)",
+    )
+    parser.add_argument(
+        "--toc", type=Path, default=ROOT / "_toc.yml", help="the _toc.yml that lists its pages, in order"
+    )
+    parser.add_argument(
+        "--student",
+        action="store_true",
+        help="print the student edition: --site _build/student/_build/html --toc _build/student_src/_toc.yml "
+        "(build it first: make student), with 'Student edition' on the cover",
+    )
+    parser.add_argument(
+        "--leave-out",
+        action="append",
+        default=[],
+        metavar="PAGE",
+        help="a page to leave out, as _toc.yml names it (repeatable): e.g. book/api, the API reference",
+    )
     parser.add_argument("--out", type=Path, default=None, help=f"default: <site>/{PDF_NAME}")
     parser.add_argument("--timeout", type=float, default=90.0)
     parser.add_argument("--browser", default=None)
     args = parser.parse_args(argv)
+    edition = "PDF edition"
+    if args.student:
+        args.site = ROOT / student_edition.DEFAULT_OUT / "_build" / "html"
+        args.toc = ROOT / student_edition.DEFAULT_SRC_OUT / "_toc.yml"
+        edition = "Student edition (no solutions), PDF"
     out = args.out or args.site / PDF_NAME
     executable = find_browser(args.browser)
     if executable is None:
         print("no Chromium found: install it (apt-get install chromium) or set $CHROMIUM", file=sys.stderr)
         return 2
-    pages = [p for p in toc_pages(args.toc) if p != "index.html"]
+    every_page = [p for p in toc_pages(args.toc) if p != "index.html"]
+    unknown = [name for name in args.leave_out if f"{name}.html" not in every_page]
+    if unknown:
+        print(
+            f"--leave-out {unknown[0]}: not a page of {args.toc}; its pages are "
+            + ", ".join(p.removesuffix(".html") for p in every_page),
+            file=sys.stderr,
+        )
+        return 2
+    pages = [p for p in every_page if p.removesuffix(".html") not in args.leave_out]
     missing = [args.site / page for page in pages if not (args.site / page).exists()]
     if missing:
-        print(f"missing page {missing[0]}: build the book first", file=sys.stderr)
+        build = "make student" if args.student else "build the book first"
+        print(f"missing page {missing[0]}: {build}", file=sys.stderr)
         return 2
     start = time.monotonic()
-    printed, cover_reader, parts = asyncio.run(print_book(executable, args.site, pages, args.timeout))
+    printed, cover_reader, parts = asyncio.run(print_book(executable, args.site, pages, args.timeout, edition))
     writer = PdfWriter()
     writer.append(cover_reader, import_outline=False)
     for (_page, title, reader, top, titles), (_, first) in zip(printed, parts, strict=True):

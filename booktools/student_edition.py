@@ -31,8 +31,15 @@ Files are left out of the copy if any part of their path is a directory named ``
 The stripped sources go to ``_build/student_src``; ``jupyter-book build`` then writes the
 student edition under ``_build/student/_build/`` (HTML in ``_build/student/_build/html``,
 executed notebooks in ``_build/student/_build/jupyter_execute``). The build is strict
-(``-W -n --keep-going``) and every chapter is executed afresh. ``tests/test_student_edition.py``
-then checks that no solution text reached any file of the build.
+(``-W -n --keep-going``). ``tests/test_student_edition.py`` then checks that no solution text
+reached any file of the build.
+
+A chapter is executed again only if it has to be. ``make book`` has just run the same code: a
+student page whose code cells are the full page's, and whose executed notebook in
+``_build/jupyter_execute`` is newer than the page, the library and the chapter's module, takes
+its outputs from there (through a jupyter-cache, :func:`reuse_executed_outputs`); a page that
+lost code to the stripping, or that the full build has not run since a change, is executed, and
+must pass, as before. ``--execute-all`` executes every page afresh.
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 
+from _ext.chapter_modules import output_sources
 from booktools.toc import toc_entries, toc_globs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -523,6 +531,138 @@ def _check_references(removed: dict[str, list[Removed]], dest: Path, left_out: d
 
 
 # --------------------------------------------------------------------------------------------
+# Reusing the full build's outputs (issue 28): the student edition executes only what changed.
+
+DEFAULT_EXECUTED = Path("_build/jupyter_execute")  # where `make book` leaves the executed notebooks
+CACHE_NAME = ".jupyter_cache"  # the student build's jupyter-cache, under --out
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _code_cells(nb) -> list[tuple[str, dict]]:
+    return [(c.source, dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
+
+
+def _read_notebook(text: str, config: dict):
+    """A MyST notebook's cells as myst-nb reads them in the build (with the book's MyST extensions)."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    extensions = ((config.get("parse") or {}).get("myst_enable_extensions")) or []
+    return read_myst_markdown_notebook(text, config=MdParserConfig(enable_extensions=list(extensions)))
+
+
+def reuse_executed_outputs(root: Path, src_out: Path, cache: Path, executed: Path | None = None) -> dict[str, str]:
+    """Put into the jupyter-cache ``cache`` the full build's outputs of every student page that can reuse them.
+
+    A page of the stripped sources ``src_out`` reuses the executed notebook of the full build
+    (``executed``, default ``ROOT/_build/jupyter_execute``) when all of these hold:
+
+    * its code cells, source and metadata, are the first code cells of the full page, in order:
+      any code the stripping removed (solutions, lecturer-only cells) came after every cell it
+      kept. The kernel runs cells in order, so the kept cells ran in the full build exactly as
+      they run in the student edition, before any removed code, and their outputs are the same
+      (the chapters seed every random draw);
+    * the executed notebook ran exactly the full page's code, and no removed cell drew a widget
+      (the page's saved widget state would hold it);
+    * it records which cell glued each value (``_ext/glue_cells.py``): myst-nb keeps the values
+      glued with ``display=False`` apart, and only those of kept cells go back into the page;
+    * the executed notebook is newer than every file its outputs depend on
+      (``_ext/chapter_modules.output_sources``: the page, the library, the chapter's module).
+
+    The student build then runs in myst-nb's ``cache`` mode: jupyter-cache matches a page by its
+    code cells and merges the stored outputs in, and executes (and checks) every page it has
+    not got. Returns ``{page: "reused" or why it runs}``, for every page with code cells.
+    """
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    root, src_out = root.resolve(), src_out.resolve()
+    executed = (executed or root / DEFAULT_EXECUTED).resolve()
+    config = yaml.safe_load((src_out / "_config.yml").read_text(encoding="utf-8")) or {}
+    if cache.exists():
+        shutil.rmtree(cache)
+    store = get_cache(str(cache))
+    verdicts = {}
+    for page in sorted(src_out.rglob("*.md")):
+        rel = page.relative_to(src_out)
+        text = page.read_text(encoding="utf-8")
+        if "{code-cell}" not in text or any(part in SKIP_NAMES for part in rel.parts):
+            continue
+        student = _read_notebook(text, config)
+        if not _code_cells(student):
+            continue
+        full_page, done = root / rel, executed / rel.with_suffix(".ipynb")
+        if not done.is_file():
+            verdicts[str(rel)] = "runs: the full build has not executed it"
+            continue
+        kept, full = _code_cells(student), _code_cells(_read_notebook(full_page.read_text(encoding="utf-8"), config))
+        if full[: len(kept)] != kept:
+            verdicts[str(rel)] = "runs: it keeps code that comes after code the student edition removed"
+            continue
+        newer = [f for f in output_sources(root, full_page) if f.stat().st_mtime_ns >= done.stat().st_mtime_ns]
+        if newer:
+            verdicts[str(rel)] = f"runs: {newer[0].relative_to(root)} changed after the full build executed it"
+            continue
+        ran = json.loads(done.read_text(encoding="utf-8"))
+        ran_cells = [c for c in ran["cells"] if c["cell_type"] == "code"]
+        if ["".join(c["source"]) for c in ran_cells] != [source for source, _ in full]:
+            verdicts[str(rel)] = "runs: the full build executed other code"
+            continue
+        if any(WIDGET_VIEW in output.get("data", {}) for c in ran_cells[len(kept) :] for output in c["outputs"]):
+            verdicts[str(rel)] = "runs: code the student edition removed drew a widget (its state is the page's)"
+            continue
+        glued = _glued_outputs(ran, done.with_suffix(".glue.json"), len(kept))
+        if glued is None:
+            verdicts[str(rel)] = "runs: the full build did not record which cells glued its values (_ext/glue_cells.py)"
+            continue
+        code = [cell for cell in student.cells if cell.cell_type == "code"]
+        for cell, ran_cell in zip(code, ran_cells, strict=False):  # the kept cells: removed ones are never read
+            cell.outputs, cell.execution_count = ran_cell["outputs"], ran_cell["execution_count"]
+        for (number, index), output in sorted(glued.items()):  # in order, so each lands where it was
+            code[number].outputs.insert(index, output)
+        for key in ("language_info", "widgets"):
+            if key in ran.get("metadata", {}):
+                student.metadata[key] = ran["metadata"][key]
+        store.cache_notebook_bundle(
+            CacheBundleIn(nbformat.from_dict(student), str(page), data={"reused_from": str(done)}),
+            check_validity=False,
+            overwrite=True,
+        )
+        verdicts[str(rel)] = "reused"
+    return verdicts
+
+
+def _glued_outputs(ran: dict, glue_file: Path, kept: int) -> dict[tuple[int, int], dict] | None:
+    """The glue outputs myst-nb took out of the kept cells (the first ``kept`` code cells) of an executed notebook.
+
+    ``{(code cell number, output index): output}``, each output as the kernel wrote it (its mime
+    prefix put back), for the values the kept cells glued with ``display=False``; displayed ones
+    are still in their cells. None if the notebook does not record where its glue outputs were
+    (built without ``_ext/glue_cells.py``), or the record does not match ``glue_file``.
+    """
+    from _ext.glue_cells import METADATA_KEY
+
+    positions = ran.get("metadata", {}).get(METADATA_KEY)
+    data = json.loads(glue_file.read_text(encoding="utf-8")) if glue_file.is_file() else {}
+    if positions is None or set(positions) != set(data):
+        return None
+    glued = {}
+    for name, (number, index) in positions.items():
+        output = data[name]
+        prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")
+        if number < kept and prefix:
+            glued[(number, index)] = {**output, "data": {prefix + mime: v for mime, v in output["data"].items()}}
+    return glued
+
+
+def use_cache(config_path: Path, cache: Path) -> None:
+    """Make a copy's build take outputs from the jupyter-cache ``cache`` (myst-nb's cache mode)."""
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    execute = config.setdefault("execute", {})
+    execute["execute_notebooks"] = "cache"
+    execute["cache"] = str(cache)
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
 
 
 def _jupyter_book() -> str:
@@ -574,6 +714,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-build", action="store_true", help="only write the stripped sources")
     parser.add_argument(
+        "--executed",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"the full build's executed notebooks, whose outputs the student edition reuses where its code "
+        f"is the same and they are newer than the library (default: ROOT/{DEFAULT_EXECUTED})",
+    )
+    parser.add_argument("--execute-all", action="store_true", help="reuse no outputs: execute every notebook afresh")
+    parser.add_argument(
         "--not-strict", action="store_true", help="build without -W -n --keep-going (for local experiments only)"
     )
     args = parser.parse_args(argv)
@@ -601,6 +750,15 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"refusing to build into {out}")
     if (out / "_build").exists():  # never let an older build's pages survive into this one
         shutil.rmtree(out / "_build")
+    if not args.execute_all:
+        cache = out / CACHE_NAME
+        verdicts = reuse_executed_outputs(root, src_out, cache, args.executed)
+        use_cache(src_out / "_config.yml", cache)
+        reused = sorted(page for page, verdict in verdicts.items() if verdict == "reused")
+        print(f"outputs of the full build reused for {len(reused)} of {len(verdicts)} notebooks; the others run:")
+        for page, verdict in verdicts.items():
+            if verdict != "reused":
+                print(f"  {page} {verdict}")
     cmd = [_jupyter_book(), "build", str(src_out), "--path-output", str(out)]
     if not args.not_strict:
         cmd += ["-W", "-n", "--keep-going"]

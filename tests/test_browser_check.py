@@ -28,14 +28,17 @@ def _need_browser():
         pytest.skip(reason)
 
 
-def _site(tmp_path, body, reading_css):
+def _site(tmp_path, body, reading_css, reading_js=False):
     """A one-page site: the markup myst-nb and the theme write around ``body``."""
-    site = tmp_path / ("with-css" if reading_css else "without-css")
+    site = tmp_path / f"css-{reading_css}-js-{reading_js}"
     site.mkdir()
     link = ""
     if reading_css:
         shutil.copy(READING_CSS, site / "reading.css")
         link = '<link rel="stylesheet" href="reading.css">'
+    if reading_js:
+        shutil.copy(READING_CSS.with_suffix(".js"), site / "reading.js")
+        link += '<script src="reading.js"></script>'
     # as in the theme: a text output's box scrolls sideways, and its text keeps its line breaks
     theme = "<style>.cell_output .output { max-width: 100%; overflow-x: auto } pre { white-space: pre }</style>"
     (site / "page.html").write_text(
@@ -119,3 +122,30 @@ def test_figures_scale_to_the_column_with_the_reading_css(tmp_path):
     assert r.wide_images == []
     assert r.phone_width <= browser_check.PHONE_WIDTH
     assert r.ok, r.failures
+
+
+# A saved widget as the HTML manager leaves it: the drawn view just before its view script.
+WIDGET = (
+    '<div class="cell docutils container"><div class="cell_output docutils container">'
+    '<div class="widget-subarea"><div class="jupyter-widgets widget-slider">a slider</div></div>'
+    '<script type="application/vnd.jupyter.widget-view+json">{"model_id": "m", "version_major": 2}</script>'
+    "</div></div>"
+)
+
+
+@pytest.mark.parametrize(
+    ("css", "js", "failures"),
+    [
+        (True, True, []),
+        (True, False, ["1 drawn widgets look live on the static site"]),
+        (False, True, ["1 drawn widgets look live on the static site", "1 widget outputs without the"]),
+        (False, False, ["1 drawn widgets look live on the static site", "1 widget outputs without the"]),
+    ],
+)
+def test_a_widget_on_the_static_site_must_be_inert_and_say_where_it_works(tmp_path, css, js, failures):
+    r = _check(_site(tmp_path, WIDGET, reading_css=css, reading_js=js))
+    assert r.widget_views == 1 and r.widgets_drawn == 1
+    widget_failures = [f for f in r.failures if "widget" in f]
+    assert len(widget_failures) == len(failures)
+    for failure, expected in zip(widget_failures, failures, strict=True):
+        assert failure.startswith(expected), (failure, expected)

@@ -53,6 +53,16 @@ def test_maths_is_rendered_by_a_local_mathjax(page):
 
 
 @pytest.mark.parametrize("page", CHAPTERS)
+def test_folded_cells_say_what_they_hold(page):
+    # issue 28: "Show the check", "Show the plot code" (_ext/fold_labels.py), not myst-nb's generic prompt
+    html = (HTML / page).read_text(encoding="utf-8")
+    summaries = re.findall(r'<p class="collapsed admonition-title">([^<]*)</p>', html)
+    assert "Show the check" in summaries, summaries
+    generic = [s for s in summaries if not s.startswith("Show the ")]
+    assert not generic, f"{page}: folds with a generic prompt: {generic}"
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
 def test_chapter_has_figures_maths_and_exercises(page):
     html = (HTML / page).read_text(encoding="utf-8")
     images = re.findall(r'<img[^>]*src="([^"]+\.png)"', html)
@@ -117,6 +127,13 @@ def test_every_notebook_page_offers_its_executed_ipynb(page):
     assert all(c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()), (
         f"{ipynb}: not executed"
     )
+    # Folded in JupyterLab as on the site (issue 28): hide-input cells carry jupyter.source_hidden.
+    folded = [
+        ("hide-input" in c.metadata.get("tags", []), c.metadata.get("jupyter", {}).get("source_hidden") is True)
+        for c in nb.cells
+        if c.cell_type == "code"
+    ]
+    assert all(tag == hidden for tag, hidden in folded), f"{ipynb}: a folded cell JupyterLab would show open"
     # The full edition keeps the solutions (the student edition's leak test covers the rest).
     gated = sum(c.source.count("{solution-start}") for c in nb.cells if c.cell_type == "markdown")
     assert gated == (ROOT / f"{page}.md").read_text(encoding="utf-8").count("{solution-start}")

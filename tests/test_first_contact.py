@@ -281,7 +281,8 @@ def test_booktools_pdf_puts_the_link_back_after_printing(tmp_path, monkeypatch):
     toc = tmp_path / "_toc.yml"
     toc.write_text("format: jb-book\nroot: book/intro\n", encoding="utf-8")
 
-    async def fake_print_book(executable, site_, pages, timeout):
+    async def fake_print_book(executable, site_, pages, timeout, edition):
+        assert edition == "PDF edition"
         assert pages == ["book/intro.html"] and "make pdf" in (site_ / pages[0]).read_text(encoding="utf-8")
         reader = _one_page_pdf()
         return [(pages[0], "Intro", reader, reader.outline, {})], _one_page_pdf(), [("Intro", 2)]

@@ -11,6 +11,11 @@ another Python is made again (not kept failing), the install says what it does b
 minutes, and the build's output keeps its progress, warnings and errors but not the two parser
 configurations myst and myst-nb print. The interpreters here are stand-ins: the real one, told to
 report another version, whose `-m venv` makes a venv that only logs what pip is asked.
+
+Issue 28: a change to one chapter's own module (onlinelib/chapters/<name>.py) re-runs only the
+pages that use it, and re-reads the page that quotes their glued values (_ext/chapter_modules.py),
+on a stand-in book of two chapters and an errata page; with the extension left out, the control
+shows the stale page the test would catch.
 """
 
 import os
@@ -42,16 +47,19 @@ print("value is", runpy.run_path("../onlinelib/value.py")["VALUE"])
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 
-def _make(repo: Path, goal: str, **variables) -> subprocess.CompletedProcess:
+def _make(repo: Path, goal: str, environment: dict | None = None, **variables) -> subprocess.CompletedProcess:
     """`make goal NAME=value ...` in ``repo``, as from a shell: not as a sub-make of the `make test` running
-    this (whose variables, VENV=... in CI, would pass down in MAKEFLAGS)."""
+    this (whose variables, VENV=... in CI, would pass down in MAKEFLAGS); ``environment`` adds variables."""
     command = ["make", goal, *(f"{name}={value}" for name, value in variables.items())]
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    env.update(environment or {})
     return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
 def _make_book(book: Path, venv: Path) -> subprocess.CompletedProcess:
-    done = _make(book, "book", VENV=venv, PYTHON=sys.executable)
+    # The kernels import the stand-in onlinelib/ of a book that has one, not the installed one.
+    environment = {"PYTHONPATH": str(book)} if (book / "onlinelib" / "__init__.py").exists() else None
+    done = _make(book, "book", environment, VENV=venv, PYTHON=sys.executable)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
@@ -112,6 +120,96 @@ def test_make_book_reruns_every_chapter_after_a_library_change(tmp_path):
     changed = _make_book(book, venv)
     assert "value is 2222" in _page(book) and "value is 1111" not in _page(book)
     assert "onlinelib, _ext or the requirements changed since the last build" in changed.stdout
+
+
+CHAPTER_PAGE = (
+    MYST_HEADER
+    + """
+# Chapter {name}
+
+```{{code-cell}} ipython3
+import time
+from myst_nb import glue
+import onlinelib
+from onlinelib.chapters import {name} as chapter
+print("{name}: chapter value", chapter.VALUE, "library value", onlinelib.VALUE, "run", time.time_ns())
+glue("{name}_value", chapter.VALUE, display=False)
+```
+"""
+)
+ERRATA_PAGE = MYST_HEADER + "\n# Errata\n\nChapter a's value is {glue:text}`a.md::a_value:d`.\n"
+
+
+def _two_chapter_book(folder: Path, extension: bool = True) -> tuple[Path, Path]:
+    """The stand-in book with chapters a and b, each with its module in onlinelib/chapters/, and an
+    errata page pasting a value glued by chapter a; ``extension``: with _ext/chapter_modules.py."""
+    book, venv = _one_page_book(folder, CHAPTER_PAGE.format(name="a"))
+    (book / "book" / "page.md").rename(book / "book" / "a.md")
+    (book / "book" / "b.md").write_text(CHAPTER_PAGE.format(name="b"))
+    (book / "book" / "errata.md").write_text(ERRATA_PAGE)
+    (book / "_toc.yml").write_text("format: jb-book\nroot: book/a\nchapters:\n- file: book/b\n- file: book/errata\n")
+    if extension:
+        shutil.copy(ROOT / "_ext" / "chapter_modules.py", book / "_ext" / "chapter_modules.py")
+        with (book / "_config.yml").open("a") as config:
+            config.write("sphinx:\n  local_extensions:\n    chapter_modules: _ext\n")
+    (book / "onlinelib" / "chapters").mkdir()
+    (book / "onlinelib" / "__init__.py").write_text("VALUE = 10\n")
+    (book / "onlinelib" / "chapters" / "__init__.py").write_text("")
+    for name in "ab":
+        (book / "onlinelib" / "chapters" / f"{name}.py").write_text(f"VALUE = {ord(name)}1\n")  # a: 971, b: 981
+    return book, venv
+
+
+def _shown(book: Path, page: str) -> str:
+    """What a built page shows: its output line (with the run's id) or its sentence."""
+    html = re.sub(r"<[^>]+>", "", (book / "_build" / "html" / "book" / f"{page}.html").read_text(encoding="utf-8"))
+    return re.search(r"(\w: chapter value .*? run \d+|Chapter a.s value is \S+)", html).group(1)
+
+
+def _change(path: Path, text: str) -> None:
+    path.write_text(text)
+    _later(path, 5)
+
+
+@needs_make
+def test_a_chapter_module_change_reruns_only_the_pages_that_use_it(tmp_path):
+    book, venv = _two_chapter_book(tmp_path)
+    _make_book(book, venv)
+    a1, b1 = _shown(book, "a"), _shown(book, "b")
+    assert a1.startswith("a: chapter value 971 library value 10") and b1.startswith("b: chapter value 981")
+    assert _shown(book, "errata") == "Chapter a’s value is 971."
+
+    # Chapter a's module: chapter a runs again and the errata page shows its new value; b does not run.
+    _change(book / "onlinelib" / "chapters" / "a.py", "VALUE = 972\n")
+    changed = _make_book(book, venv)
+    assert "every chapter runs again" not in changed.stdout
+    assert _shown(book, "a").startswith("a: chapter value 972")
+    assert _shown(book, "b") == b1  # the same run: not executed again
+    assert _shown(book, "errata") == "Chapter a’s value is 972."
+
+    # The rest of the library: every chapter runs again.
+    _change(book / "onlinelib" / "__init__.py", "VALUE = 20\n")
+    everything = _make_book(book, venv)
+    assert "every chapter runs again" in everything.stdout
+    assert _shown(book, "a").startswith("a: chapter value 972 library value 20")
+    assert _shown(book, "b").startswith("b: chapter value 981 library value 20")
+
+    # A change to chapter a's page alone (not its module): the errata page shows its new value too.
+    page = book / "book" / "a.md"
+    _change(page, page.read_text().replace("chapter.VALUE, display", "chapter.VALUE + 1, display"))
+    _make_book(book, venv)
+    assert _shown(book, "errata") == "Chapter a’s value is 973."
+
+
+@needs_make
+def test_without_the_extension_a_chapter_module_change_would_leave_stale_pages(tmp_path):
+    """The control: the same change with _ext/chapter_modules.py left out runs nothing again."""
+    book, venv = _two_chapter_book(tmp_path, extension=False)
+    _make_book(book, venv)
+    a1 = _shown(book, "a")
+    _change(book / "onlinelib" / "chapters" / "a.py", "VALUE = 972\n")
+    _make_book(book, venv)
+    assert _shown(book, "a") == a1 and _shown(book, "errata") == "Chapter a’s value is 971."
 
 
 @needs_make

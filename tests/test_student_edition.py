@@ -626,3 +626,36 @@ def test_the_student_intro_offers_no_pdf_with_solutions():
     html = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
     assert "online-learning.pdf" not in html and "PDF edition" not in html
     assert "online-learning.pdf" in (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+
+
+@built
+def test_reused_chapters_show_exactly_the_full_builds_outputs():
+    """Issue 28: the student build takes its chapters' outputs from the full build (``make book``).
+
+    Every chapter keeps its code up to its solutions, so every chapter is reused after a fresh full
+    build, as in CI; a reused page shows the same cell outputs as the full page, in order, up to
+    the end of the code it keeps (a prefix: the solutions' outputs come after), e.g. no stream
+    printed twice and no figure lost in the reuse.
+    """
+    from bs4 import BeautifulSoup
+    from jupyter_cache import get_cache
+
+    full_html = ROOT / "_build" / "html"
+    cache = STUDENT_BUILD / se.CACHE_NAME
+    if not cache.is_dir() or not (full_html / "index.html").exists():
+        pytest.skip("needs the full build and a student build that reused it (not --execute-all)")
+    reused = sorted(
+        se._no_suffix(str(Path(record.uri).relative_to(STUDENT_SRC)))
+        for record in get_cache(str(cache)).list_cache_records()
+        if "reused_from" in (record.data or {})
+    )
+    chapters = [se._no_suffix(f) for f in binder_check.chapters() if f.startswith("book/") and "/" not in f[5:]]
+    assert set(chapters) - {"book/status"} <= set(reused), f"chapters not reused: {set(chapters) - set(reused)}"
+
+    def outputs(page: Path) -> list[str]:
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        return [" ".join(div.get_text().split()) for div in soup.select("div.cell_output")]
+
+    for page in reused:
+        student, full = outputs(HTML / f"{page}.html"), outputs(full_html / f"{page}.html")
+        assert student == full[: len(student)], f"{page}: the student page's outputs are not the full page's"
