@@ -89,6 +89,7 @@ import argparse
 import concurrent.futures
 import csv
 import dataclasses
+import glob
 import hashlib
 import itertools
 import json
@@ -641,6 +642,32 @@ def most_failed(rows: list[dict], columns: list[CheckColumn], top: int = 3) -> s
     return "most failed checks: " + ", ".join(shown)
 
 
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def clear_leftovers(final: Path) -> list[Path]:
+    """Delete the half-written feedback folders of runs that were killed (``.NAME.new-PID-RANDOM``).
+
+    Only a folder that holds the grader's marker and whose process no longer runs goes; a run
+    still writing its own keeps it. Returns the folders deleted.
+    """
+    gone = []
+    for path in final.parent.glob(f".{glob.escape(final.name)}.new-*"):
+        pid = path.name.rsplit(".new-", 1)[1].split("-", 1)[0]
+        if path.is_symlink() or not pid.isdigit() or _running(int(pid)) or not (path / FEEDBACK_MARKER).is_file():
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        gone.append(path)
+    return gone
+
+
 class FeedbackFolder:
     """The grader's feedback folder, written afresh and swapped in as a whole at the end of the run.
 
@@ -653,6 +680,7 @@ class FeedbackFolder:
     def __init__(self, final: Path):
         self.final = final
         final.parent.mkdir(parents=True, exist_ok=True)
+        clear_leftovers(final)
         self.path = final.with_name(f".{final.name}.new-{os.getpid()}-{secrets.token_hex(4)}")
         self.path.mkdir()
         (self.path / FEEDBACK_MARKER).write_text(FEEDBACK_MARKER_TEXT, encoding="utf-8")

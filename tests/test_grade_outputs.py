@@ -20,8 +20,11 @@ import contextlib
 import csv
 import hashlib
 import io
+import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -178,6 +181,26 @@ def test_only_a_folder_the_grader_made_or_an_empty_one_is_replaced(tmp_path):
     assert "not a folder" in grade_tool.check_feedback_dir(tmp_path / "file", keep)
     (tmp_path / "link").symlink_to(home)
     assert "not a folder" in grade_tool.check_feedback_dir(tmp_path / "link", keep)
+
+
+def test_a_killed_runs_half_written_folder_goes_at_the_next_run(tmp_path):
+    final = tmp_path / "scores_feedback"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a pid that no longer runs (the kernel does not reuse it at once)
+    leftovers = {
+        "killed": final.with_name(f".{final.name}.new-{dead.pid}-0a1b2c3d"),
+        "running": final.with_name(f".{final.name}.new-{os.getpid()}-0a1b2c3d"),
+        "not the grader's": final.with_name(f".{final.name}.new-{dead.pid}-ffffffff"),
+    }
+    for kind, path in leftovers.items():
+        path.mkdir()
+        (path / "alice.md").write_text("feedback")
+        if kind != "not the grader's":
+            (path / grade_tool.FEEDBACK_MARKER).write_text("")
+    folder = grade_tool.FeedbackFolder(final)
+    assert not leftovers["killed"].exists()
+    assert leftovers["running"].exists() and leftovers["not the grader's"].exists()
+    assert folder.path.exists() and folder.path not in leftovers.values()
 
 
 # -- real runs ------------------------------------------------------------------------------------------------------
