@@ -640,10 +640,17 @@ def kwp_answer(X: Any, y: Any, z: Any, theta: float) -> bool:
     """KWP(2, theta) by brute force: does Winnow(2, theta) over all monomials, run on (X, y), score z at least theta?
 
     Runs ``MonomialWinnow`` (m <= 14 variables). With integer weights and
-    scores below 2^53 the comparison is exact.
+    scores below 2^53 the comparison is exact; so ``theta`` must be a positive real that a
+    float holds exactly (an integer above 2^53 may not be), or the learner's threshold would
+    differ from the one asked about.
     """
     rows = check_boolean_rows(X, "X")
-    learner = MonomialWinnow(rows.shape[1], alpha=2.0, theta=float(theta))
+    threshold = check_real(theta, "theta", low=0.0)
+    if threshold != theta:
+        raise ValueError(
+            f"theta must be exactly representable as a float (the learner compares in floats), got {theta!r}"
+        )
+    learner = MonomialWinnow(rows.shape[1], alpha=2.0, theta=threshold)
     if len(rows):  # an instance may have no examples (k = 0 and D = 0 with B = 1)
         run(learner, rows, y)
     score = learner.score(check_boolean_rows(np.asarray(z)[None, :], "z", n_features=rows.shape[1])[0])

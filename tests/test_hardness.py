@@ -690,6 +690,25 @@ def test_threshold_errors():
         kwp_answer(*threshold_instance([(0, 1), (1, 2), (2, 3)], 5, 3, 1))  # m = 19 > 14
 
 
+@pytest.mark.parametrize(
+    ("theta", "error", "match"),
+    [
+        ("12", TypeError, "theta"),
+        (None, TypeError, "theta"),
+        (0, ValueError, "theta"),
+        (-3.5, ValueError, "theta"),
+        (float("nan"), ValueError, "theta"),
+        (float("inf"), ValueError, "theta"),
+        (2**60 + 1, ValueError, "theta must be exactly representable"),  # float(theta) is 2^60
+    ],
+)
+def test_kwp_answer_names_a_bad_theta(theta, error, match):
+    X, y, z, _ = threshold_instance([(0, 1)], 2, 0, 1)
+    with pytest.raises(error, match=match):
+        kwp_answer(X, y, z, theta)
+    assert kwp_answer(X, y, z, 2**60) is False  # a large threshold a float holds exactly is fine
+
+
 def test_counting_book_example_size():
     """n = 8, r = 6, alpha = 2 as in the chapter: theta = 2^44 + 1 keeps the scores exact."""
     rng = np.random.default_rng(2024)
