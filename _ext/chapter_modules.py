@@ -69,21 +69,27 @@ def _is_chapter_module(root: Path, path: Path) -> bool:
     return len(rel) == 3 and rel[:2] == ("onlinelib", "chapters") and rel[2].endswith(".py") and rel[2] != "__init__.py"
 
 
-def output_sources(root: Path, page: Path) -> list[Path]:
-    """Every file the executed outputs of ``page`` (a source under ``root``) depend on.
-
-    The page itself, the library-wide files (``LIBRARY_WIDE``, caches left out) and the chapter
-    modules the page names: the rule by which ``make book`` re-runs a chapter.
-    """
-    root = Path(root)
-    files = [Path(page)]
+def library_files(root: Path) -> list[Path]:
+    """The files every chapter's outputs depend on: ``LIBRARY_WIDE`` under ``root``, less caches and chapter modules."""
+    root, files = Path(root), []
     for name in LIBRARY_WIDE:
         top = root / name
         found = sorted(top.rglob("*")) if top.is_dir() else [top]
         files += [f for f in found if f.is_file() and not _is_cache(f) and not _is_chapter_module(root, f)]
+    return files
+
+
+def output_sources(root: Path, page: Path, library: list[Path] | None = None) -> list[Path]:
+    """Every file the executed outputs of ``page`` (a source under ``root``) depend on.
+
+    The page itself, the library-wide files (``library``, default ``library_files(root)``: pass
+    them in when asking about many pages) and the chapter modules the page names: the rule by
+    which ``make book`` re-runs a chapter.
+    """
+    files = [Path(page), *(library_files(root) if library is None else library)]
     for name in sorted(module_names(Path(page).read_text(encoding="utf-8"))):
-        module = root / "onlinelib" / "chapters" / f"{name}.py"
-        if module.is_file():
+        module = module_file(Path(root), name)
+        if module is not None:
             files.append(module)
     return files
 

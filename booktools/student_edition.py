@@ -62,7 +62,7 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 
-from _ext.chapter_modules import output_sources
+from _ext.chapter_modules import library_files, output_sources
 from booktools.toc import toc_entries, toc_globs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -583,6 +583,7 @@ def reuse_executed_outputs(root: Path, src_out: Path, cache: Path, executed: Pat
     if cache.exists():
         shutil.rmtree(cache)
     store = get_cache(str(cache))
+    library = library_files(root)  # the same for every page: listed once
     verdicts = {}
     for page in sorted(src_out.rglob("*.md")):
         rel = page.relative_to(src_out)
@@ -600,7 +601,7 @@ def reuse_executed_outputs(root: Path, src_out: Path, cache: Path, executed: Pat
         if full[: len(kept)] != kept:
             verdicts[str(rel)] = "runs: it keeps code that comes after code the student edition removed"
             continue
-        newer = [f for f in output_sources(root, full_page) if f.stat().st_mtime_ns >= done.stat().st_mtime_ns]
+        newer = [f for f in output_sources(root, full_page, library) if f.stat().st_mtime_ns >= done.stat().st_mtime_ns]
         if newer:
             verdicts[str(rel)] = f"runs: {newer[0].relative_to(root)} changed after the full build executed it"
             continue

@@ -34,3 +34,20 @@ def state(learner):
         if hasattr(learner, name):
             out[name] = getattr(learner, name)
     return out
+
+
+def need_browser() -> str:
+    """The system's Chromium; skip without it, or fail instead when BROWSER_CHECK_REQUIRED is set (as in CI)."""
+    import os
+
+    import pytest
+
+    from booktools import browser_check
+
+    executable = browser_check.find_browser()
+    if executable is None:
+        reason = "no Chromium found (apt-get install -y chromium, or set $CHROMIUM)"
+        if os.environ.get("BROWSER_CHECK_REQUIRED"):
+            pytest.fail(reason + ", and BROWSER_CHECK_REQUIRED is set")
+        pytest.skip(reason)
+    return executable

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from booktools import browser_check
+from examples import need_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 # BOOK_HTML: check another build of the book (e.g. one made with --path-output), not _build/html
@@ -32,19 +33,10 @@ NOT_BUILT = "the book has not been built (no _build/html/index.html)"
 pytestmark = pytest.mark.skipif(not (HTML / "index.html").exists(), reason=NOT_BUILT)
 
 
-def _need_browser():
-    """Skip without Chromium; fail instead when BROWSER_CHECK_REQUIRED is set (as in CI)."""
-    if browser_check.find_browser() is None:
-        reason = "no Chromium found (apt-get install -y chromium, or set $CHROMIUM)"
-        if os.environ.get("BROWSER_CHECK_REQUIRED"):
-            pytest.fail(reason + ", and BROWSER_CHECK_REQUIRED is set")
-        pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def results():
     """Every page checked once, in one browser."""
-    _need_browser()
+    need_browser()
     return {
         r.page: r for r in browser_check.check_site(HTML, PAGES, out=SCREENSHOTS, timeout=90)
     }  # generous: CI runs other jobs meanwhile
@@ -109,7 +101,7 @@ def _site_with_page(tmp_path, page, html):
 
 def test_checker_catches_broken_page(tmp_path):
     """The check can fail: a page with a console error, a missing image, raw TeX and a remote image."""
-    _need_browser()
+    need_browser()
     page = "book/errata.html"  # a small page with maths
     html = (HTML / page).read_text(encoding="utf-8")
     injected = (
@@ -145,7 +137,7 @@ def test_checker_catches_broken_page(tmp_path):
 
 def test_checker_catches_undrawn_widgets(tmp_path):
     """Without the widget manager on the page, the saved widget view is reported as not drawn."""
-    _need_browser()
+    need_browser()
     page = "book/mistake_bounds.html"
     html = (HTML / page).read_text(encoding="utf-8")
     html, n = re.subn(r'<script src="[^"]*widgets/embed\.js[^"]*"></script>', "", html)
@@ -160,7 +152,7 @@ def test_checker_catches_undrawn_widgets(tmp_path):
 
 def test_checker_catches_accessibility_violations(tmp_path):
     """axe-core runs in both themes: an unnamed button and an unlabelled image fail the page."""
-    _need_browser()
+    need_browser()
     page = "book/errata.html"
     html = (HTML / page).read_text(encoding="utf-8")
     injected = '<button id="nameless"></button><img id="no-alt" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
@@ -182,7 +174,7 @@ def test_checker_measures_a_page_too_wide_for_a_phone(tmp_path):
 
     (Issue 17: the API page was 775 px wide; now wide tables, code and figures scroll inside
     their own boxes, and signatures and long names wrap.)"""
-    _need_browser()
+    need_browser()
     page = "book/api.html"
     html = (HTML / page).read_text(encoding="utf-8")
     html, n = re.subn(r'(<article class="bd-article">)', r'\1<p style="width: 775px">wide</p>', html, count=1)

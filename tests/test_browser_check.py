@@ -6,13 +6,13 @@ its box, or a figure wider than a phone's column, first without the book's readi
 Skipped without Chromium (BROWSER_CHECK_REQUIRED=1 fails instead).
 """
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from booktools import browser_check
+from examples import need_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 READING_CSS = ROOT / "_ext" / "static" / "reading.css"
@@ -21,11 +21,7 @@ LONG_VERDICT = "R = 0.9999, gamma = 0.1001: M = 20 <= U = 20 <= R^2/gamma^2 = 99
 
 @pytest.fixture(autouse=True)
 def _need_browser():
-    if browser_check.find_browser() is None:
-        reason = "no Chromium found (apt-get install -y chromium, or set $CHROMIUM)"
-        if os.environ.get("BROWSER_CHECK_REQUIRED"):
-            pytest.fail(reason + ", and BROWSER_CHECK_REQUIRED is set")
-        pytest.skip(reason)
+    need_browser()
 
 
 def _site(tmp_path, body, reading_css, reading_js=False):

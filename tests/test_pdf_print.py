@@ -5,14 +5,14 @@ A wrapped code line continues right of its own indentation (a hanging indent), w
 spans' classes, also of a token that crosses lines (a docstring).
 """
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from booktools import browser_check, pdf_edition
+from booktools import pdf_edition
+from examples import need_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = "        result = some_function(first_argument, second_argument, third_argument, fourth_argument, fifth)"
@@ -46,12 +46,7 @@ POSITIONS_JS = r"""() => {
 
 @pytest.fixture(scope="module")
 def page():
-    executable = browser_check.find_browser()
-    if executable is None:
-        reason = "no Chromium found (apt-get install -y chromium, or set $CHROMIUM)"
-        if os.environ.get("BROWSER_CHECK_REQUIRED"):
-            pytest.fail(reason + ", and BROWSER_CHECK_REQUIRED is set")
-        pytest.skip(reason)
+    executable = need_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
