@@ -16,7 +16,9 @@ image, then asserts that
 * every ``<img>`` loaded (``complete && naturalWidth > 0``);
 * every saved widget view was drawn from the page's widget state by the HTML manager
   served from the site (``_ext/widget_js.py``): each ``widget-view+json`` script has a
-  rendered ``.widget-subarea`` before it;
+  rendered ``.widget-subarea`` before it (a page with saved views but no manager script,
+  ``embed.js`` or ``embed-amd.js``, fails at once: nothing could draw them, so the check
+  does not wait for them);
 * nothing was logged as an error: ``console.error``/``console.assert``, uncaught
   exceptions, and the browser's own error log (failed loads, CORS, CSP, ...);
 * no request left the site: every URL the page asked for is ``file://`` under the
@@ -139,8 +141,11 @@ MATHJAX_TYPESET_JS = """(ms) => Promise.race([
 EAGER_IMAGES_JS = "() => { for (const img of document.images) if (img.loading === 'lazy') img.loading = 'eager'; }"
 IMAGES_DONE_JS = "() => [...document.images].every((img) => img.complete)"
 # The HTML manager replaces each saved view (a widget-view+json script) with a rendered
-# .widget-subarea just before it, after the load event.
-WIDGETS_DRAWN_JS = """() => [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
+# .widget-subarea just before it, after the load event. Without a manager on the page (its
+# bundle, embed.js or embed-amd.js) nothing ever draws them: the views are not waited for.
+WIDGETS_DRAWN_JS = """() => ![...document.scripts]
+    .some((s) => /(^|\\/)embed(-amd)?\\.js([?#]|$)/.test(s.getAttribute("src") || ""))
+  || [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')]
   .every((v) => v.previousElementSibling && v.previousElementSibling.matches(".widget-subarea")
     && v.previousElementSibling.querySelector(".jupyter-widgets"))"""
 FONTS_DONE_JS = "() => !document.fonts || document.fonts.status === 'loaded'"
@@ -219,8 +224,8 @@ async def open_and_settle(page: Page, url: str, timeout: float) -> str:
 
     Follows a ``<meta http-equiv="refresh">`` (``index.html``), then waits for MathJax's
     startup promise (the initial typeset), every image (lazy ones made eager), every saved
-    widget view drawn, and the fonts, all within ``timeout`` seconds. Shared by the browser
-    check and the PDF edition.
+    widget view drawn (if a widget manager is on the page to draw them), and the fonts, all
+    within ``timeout`` seconds. Shared by the browser check and the PDF edition.
 
     Returns
     -------

@@ -566,7 +566,7 @@ def _optimistic_value(weights: np.ndarray, alpha: float, theta: float, n_relevan
             gain += (alpha - 1) * (theta - weight)
             weight *= alpha
             remaining += 1
-    return made + remaining + (float(np.sum(weights[n_relevant:])) + gain) / ((1 - 1 / alpha) * theta)
+    return made + remaining + (math.fsum(weights[n_relevant:].tolist()) + gain) / ((1 - 1 / alpha) * theta)
 
 
 def _exact_alpha_theta(alpha: float, theta: float) -> tuple[Fraction, Fraction]:
@@ -730,6 +730,18 @@ def beam_adversary(
         positive = score > cap or (ties_positive and score == cap)
         return (1 if positive else -1) != label
 
+    # The beam ranks by floats: alpha^j by repeated products (and math.fsum in _optimistic_value),
+    # never by numpy's array power or sum, so the ranking, and the stream, are the same on every CPU.
+    powers = {0: 1.0}
+
+    def power(exponents: np.ndarray) -> np.ndarray:
+        for j in exponents.tolist():
+            step = 1 if j > 0 else -1
+            for i in range(step, j + step, step):
+                if i not in powers:
+                    powers[i] = powers[i - step] * alpha if step > 0 else powers[i - step] / alpha
+        return np.array([powers[j] for j in exponents.tolist()])
+
     start = np.zeros(n, dtype=np.int64)
     frontier: list[tuple[np.ndarray, list[tuple[tuple[int, ...], int]]]] = [(start, [])]
     visited = 1
@@ -749,7 +761,7 @@ def beam_adversary(
         if not children:
             break
         kids = list(children.values())
-        values = np.array([_optimistic_value(alpha ** e.astype(float), alpha, theta, k, len(h)) for e, h in kids])
+        values = np.array([_optimistic_value(power(e), alpha, theta, k, len(h)) for e, h in kids])
         frontier = [kids[i] for i in np.argsort(-values, kind="stable")[:width]]
     history = frontier[0][1]
     X = np.zeros((len(history), n), dtype=np.uint8)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .concepts import ConceptClass, check_concept_class
+from .reproducible import UNIT_ROUNDOFF, fixed_order_dot, fixed_order_squared_norms
 from .validation import Interval, check_int, check_real, check_rng, check_scalar
 
 __all__ = [
@@ -63,16 +64,24 @@ def separable_stream(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A linearly separable stream with margin at least ``margin`` and radius ``radius`` (chapter 3).
 
-    Draws a unit target w* uniformly on the sphere, then points uniformly in the
-    ball of the given radius, keeping those with ``|<w*, x>| >= margin`` (rejection
-    sampling, vectorised), and labels them sign(<w*, x>). So every example has
-    ||x|| <= R and y <w*, x> >= gamma, the hypotheses of Novikoff's theorem.
+    Draws a target w* uniformly on the sphere, then points uniformly in the ball of the given
+    radius, keeping those with ``|<w*, x>| >= margin`` (rejection sampling, vectorised), and labels
+    them sign(<w*, x>). A point uniform in the d-ball is the first d coordinates of a point uniform
+    on the sphere in d + 2 dimensions (Voelker, Gosmann and Stewart, 2017), so only normal draws,
+    products, sums and square roots are needed: with ``onlinelib.reproducible`` they round the same
+    on every CPU, and the same seed gives the same stream on every machine.
+
+    The hypotheses of Novikoff's theorem hold exactly for the floats returned, not only up to
+    rounding: ``||w*|| <= 1`` (it is 1 to within ``(d + 6) 2^-52``), and every example has
+    ``||x|| <= radius`` and ``y <w*, x> >= margin`` in exact arithmetic (points within the
+    rounding error bound of either limit are redrawn; ``tests/test_streams.py`` checks this with
+    fractions).
 
     Returns
     -------
     X : ndarray, shape (length, n_features)
     y : ndarray of int8, shape (length,)
-    w_star : ndarray, shape (n_features,), unit norm
+    w_star : ndarray, shape (n_features,), of norm at most 1 and at least 1 - (d + 6) 2^-52
     """
     d = check_int(n_features, "n_features", low=1)
     length = check_int(length, "length", low=1)
@@ -81,8 +90,14 @@ def separable_stream(
     if margin >= radius:
         raise ValueError(f"margin must be smaller than radius ({radius}), got {margin}")
     rng = check_rng(rng)
-    w_star = rng.standard_normal(d)
-    w_star /= np.linalg.norm(w_star)
+    u = UNIT_ROUNDOFF
+    g = rng.standard_normal(d)
+    # Scaled just below 1 by more than the normalisation's rounding error, so ||w*|| <= 1 exactly.
+    w_star = g * ((1.0 - (d + 4) * 2 * u) / np.sqrt(fixed_order_squared_norms(g)))
+    # A computed <w*, x> is within (d u / (1 - d u)) |w*| |x| < 2 d u radius of the exact one; the
+    # norm test leaves room for the rounding of |z_head|^2, |z|^2, the square root and two products.
+    dot_slack = 2 * d * u * radius
+    norm_slack = 2 * (d + 6) * u
     kept: list[np.ndarray] = []
     n_kept = n_drawn = 0
     while n_kept < length:
@@ -92,15 +107,17 @@ def separable_stream(
                 f"only {n_kept} of {n_drawn} uniform points in the ball had |<w*, x>| >= margin"
             )
         batch = max(1024, 2 * (length - n_kept))
-        directions = rng.standard_normal((batch, d))
-        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
-        points = directions * (radius * rng.random(batch) ** (1.0 / d))[:, None]
+        z = rng.standard_normal((batch, d + 2))
+        head = fixed_order_squared_norms(z[:, :d])
+        whole = head + z[:, d] * z[:, d] + z[:, d + 1] * z[:, d + 1]
+        points = z[:, :d] * (radius / np.sqrt(whole))[:, None]
         n_drawn += batch
-        points = points[np.abs(points @ w_star) >= margin]
+        score = np.abs(fixed_order_dot(points, w_star))
+        points = points[(score >= margin + dot_slack) & (head <= (1.0 - norm_slack) * whole)]
         kept.append(points)
         n_kept += len(points)
     X = np.concatenate(kept)[:length]
-    y = np.where(X @ w_star > 0, 1, -1).astype(np.int8)
+    y = np.where(fixed_order_dot(X, w_star) > 0, 1, -1).astype(np.int8)
     return X, y, w_star
 
 

@@ -145,3 +145,39 @@ def test_a_widget_on_the_static_site_must_be_inert_and_say_where_it_works(tmp_pa
     assert len(widget_failures) == len(failures)
     for failure, expected in zip(widget_failures, failures, strict=True):
         assert failure.startswith(expected), (failure, expected)
+
+
+# A saved widget view that nothing has drawn yet, and a stand-in for the HTML manager's bundle
+# (embed.js) that draws each view half a second after the load event.
+UNDRAWN = (
+    '<div class="cell docutils container"><div class="cell_output docutils container">'
+    '<script type="application/vnd.jupyter.widget-view+json">{"model_id": "m", "version_major": 2}</script>'
+    "</div></div>"
+)
+MANAGER = """window.addEventListener("load", () => setTimeout(() => {
+  for (const view of document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')) {
+    const area = document.createElement("div");
+    area.className = "widget-subarea";
+    area.innerHTML = '<div class="jupyter-widgets widget-slider">a slider</div>';
+    view.before(area);
+  }
+}, 500));"""
+
+
+@pytest.mark.parametrize("manager", [True, False])
+def test_saved_widget_views_are_waited_for_where_a_manager_can_draw_them(tmp_path, manager):
+    """With a manager on the page the check waits until it has drawn the views; without one nothing
+    could draw them, so they fail at once instead of after the page's timeout (issue 34)."""
+    site = _site(tmp_path, UNDRAWN, reading_css=True, reading_js=True)
+    if manager:
+        (site / "embed.js").write_text(MANAGER, encoding="utf-8")
+        page = site / "page.html"
+        page.write_text(
+            page.read_text(encoding="utf-8").replace("</head>", '<script src="embed.js"></script></head>'),
+            encoding="utf-8",
+        )
+    r = _check(site)
+
+    assert r.widget_views == 1 and r.widgets_drawn == int(manager), r.line()
+    not_drawn = [f for f in r.failures if "saved widget views not drawn" in f]
+    assert len(not_drawn) == (0 if manager else 1), r.failures

@@ -10,7 +10,8 @@ Six assignments of ``book/assignments`` (issue 27), with their hidden tests in `
 
 For each: the reference earns every point and the notebook's stubs none; the notebook's public
 checks pass with correct code; wrong but plausible solutions (mutants) lose points with the right
-reason; the largest object a hidden case accepts is verified in under 2 s; what ``FORBIDDEN``
+reason; the largest object a hidden case accepts is verified with work linear in its size (counted
+in Python function calls, not timed: ``benchmarks/hidden_tests_speed.py`` times it); what ``FORBIDDEN``
 removes resolves, and the library's shortcuts fail in the graded copy of the library while the
 public checks still run there; the answer cells match the questions; and ``python -m booktools
 grade`` gives a notebook with correct code full automatic marks (with bubblewrap).
@@ -27,7 +28,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -42,6 +42,7 @@ from booktools import grade as grade_tool
 from booktools import grade_sandbox as sandbox
 from booktools.judge import hidden_parts
 from onlinelib.certificates import verify_certificate
+from test_grading import python_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
@@ -674,9 +675,7 @@ def test_code_parts_of_the_mixed_assignments_catch_plausible_mistakes():
     assert "first difference at round 1201: expected -1, got 1" in failed[next(iter(failed))], failed
 
 
-# -- the largest object a hidden case accepts is verified quickly ----------------------------------------
-
-LIMIT_SECONDS = 2.0
+# -- the largest object a hidden case accepts is verified with bounded work ---------------------------------
 
 
 def _largest_tree(table, max_nodes):
@@ -762,22 +761,33 @@ def _largest_object(certificate, rng):
     return _largest_kernel_stream(params["n"], params["max_rounds"], rng)
 
 
-TIMES = {}
+def work_bound(certificate, verdict) -> int:
+    """The most Python function calls (``python_calls``) the verifier may make on the largest object of
+    ``certificate``'s case: linear in the object's size, with room for a few calls more per entry than
+    it makes today; the kernel replay computes one kernel value per round and earlier mistake (M, the
+    verdict's quality). A pass that became quadratic in the rounds or the nodes exceeds it many times."""
+    params = certificate.params
+    if certificate.verifier == "mistake_tree":
+        return 5 * params["max_nodes"]  # today 1 a node
+    if certificate.verifier == "perceptron_stream":
+        return params["max_rounds"] * (30 * params["max_dim"] + 100)  # today 14 a coordinate, 30 a round
+    if certificate.verifier == "weighted_majority_stream":
+        return params["max_rounds"] * (10 * params["max_experts"] + 50)  # today 2 a prediction, 17 a round
+    return params["max_rounds"] * (verdict.quality + 10)  # kernel_perceptron_stream: today 1 a kernel value
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_largest_object_of_every_hidden_case_is_verified_in_under_two_seconds(name):
+def test_the_largest_object_of_every_hidden_case_is_verified_with_work_linear_in_its_size(name):
     rng = np.random.default_rng(0)
     for certificate in certificate_cases(name):
         obj = _largest_object(certificate, rng)
-        start = time.perf_counter()
-        verdict = verify_certificate(certificate.verifier, obj, certificate.params)
-        elapsed = time.perf_counter() - start
-        TIMES[(name, certificate.name)] = elapsed
-        assert elapsed < LIMIT_SECONDS, (certificate.name, elapsed, verdict.reason)
+        verdict, calls = python_calls(
+            lambda obj=obj, certificate=certificate: verify_certificate(certificate.verifier, obj, certificate.params)
+        )
+        assert calls < work_bound(certificate, verdict), (certificate.name, calls, verdict.reason)
         if certificate.verifier == "kernel_perceptron_stream":
             assert verdict.valid, verdict.reason
-        print(f"{name}: {certificate.name}: {elapsed:.3f} s ({'valid' if verdict.valid else 'invalid'})")
+        print(f"{name}: {certificate.name}: {calls} calls ({'valid' if verdict.valid else 'invalid'})")
 
 
 # -- what FORBIDDEN removes ---------------------------------------------------------------------------------
@@ -938,7 +948,9 @@ def graded(tmp_path_factory):
             (folder / "one_part_missing.md").write_text(_submission(name, drop=first), encoding="utf-8")
         out = base / name / "scores.csv"
         command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", name]
-        command += ["--out", str(out), "--jobs", "2", "--timeout", "60"]
+        # nothing here hangs, so the deadline has room (the twelve judges of the six runs share the
+        # machine, and every status below must be exact): it costs nothing
+        command += ["--out", str(out), "--jobs", "2", "--timeout", "300"]
         runs[name] = (subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE), out)
     results = {}
     for name, (process, out) in runs.items():

@@ -213,6 +213,20 @@ def processes_with(markers) -> list[str]:
     return found
 
 
+WORKER, FORK_SERVER = "/grader/grade_worker.py", "from multiprocessing.forkserver import main"
+LINGER = 30.0  # seconds: a liveness guard, waited out only by a process that outlives the run
+
+
+def settled(find) -> list:
+    """What ``find()`` returns once it finds nothing, or after LINGER seconds. A process killed as
+    the run ends needs a moment to leave /proc, longer on a loaded machine (it was a fixed 0.5 s,
+    issue 34); what is still there LINGER seconds later outlived the run."""
+    deadline = time.monotonic() + LINGER
+    while (found := find()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """Grade each attack folder once; {assignment: (rows by file, feedback dir, completed process, before, after)}."""
@@ -247,7 +261,13 @@ def graded(tmp_path_factory):
         with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT) as grader:
             stdout, stderr = grader.communicate(timeout=600)
         result = subprocess.CompletedProcess(command, grader.returncode, stdout, stderr)
-        time.sleep(0.5)  # a process killed at the end of the run needs a moment to leave /proc
+
+        def this_runs_cgroups():
+            # this run's cgroups are named after its grader's pid (another test may be grading
+            # beside it: make test runs two pytest workers)
+            return sorted(c for c in cgroup_dirs() if f"/onlinelib-grade-{grader.pid}-" in c)
+
+        settled(lambda: processes_with([*MARKERS, WORKER, FORK_SERVER]) + this_runs_cgroups())
         after = digests(WATCHED + [folder])
         with out.open(newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
@@ -259,9 +279,7 @@ def graded(tmp_path_factory):
             before,
             after,
             out,
-            # this run's cgroups are named after its grader's pid (another test may
-            # be grading beside it: make test runs two pytest workers)
-            sorted(c for c in cgroup_dirs() if f"/onlinelib-grade-{grader.pid}-" in c),
+            this_runs_cgroups(),
         )
         return runs[assignment]
 
@@ -327,9 +345,9 @@ def test_nothing_outside_the_sandbox_changed(graded, assignment):
 def test_no_process_or_cgroup_outlives_the_run(graded, assignment):
     *_, left = graded(assignment)
     assert not processes_with(MARKERS), "a submission's process survived the grading run"
-    assert not processes_with(["/grader/grade_worker.py"]), "a sandboxed worker survived the grading run"
+    assert not processes_with([WORKER]), "a sandboxed worker survived the grading run"
     # the judges are forked from the run's fork server; both end with the run
-    assert not processes_with(["from multiprocessing.forkserver import main"]), "a judge survived the grading run"
+    assert not processes_with([FORK_SERVER]), "a judge survived the grading run"
     assert not left, f"cgroups left behind by this run: {left}"
 
 

@@ -45,9 +45,16 @@ def test_separable_stream_margin_radius_and_unit_target(d, length, relative_marg
     assert X.shape == (length, d) and X.dtype == np.float64
     assert y.shape == (length,) and y.dtype == np.int8 and set(np.unique(y)) <= {-1, 1}
     assert w.shape == (d,)
-    assert abs(np.linalg.norm(w) - 1.0) <= 1e-12  # unit target, to rounding
-    assert (y * (X @ w) >= margin).all()  # margin: exact comparison, as the generator keeps |<w*, x>| >= margin
-    assert np.linalg.norm(X, axis=1).max() <= radius * (1 + 1e-12)  # radius, to rounding
+    assert abs(np.linalg.norm(w) - 1.0) <= (d + 6) * 2.0**-52 * 1.01  # unit target, to rounding
+    # Novikoff's hypotheses in exact arithmetic on the floats returned: |w*| <= 1, |x| <= R and
+    # y <w*, x> >= margin (a float check could round either way across the limit).
+    exact = [[Fraction(v) for v in row] for row in X.tolist()]
+    exact_w = [Fraction(v) for v in w.tolist()]
+    assert sum(v * v for v in exact_w) <= 1
+    R2, gamma = Fraction(radius) ** 2, Fraction(margin)
+    for row, label in zip(exact, y.tolist(), strict=True):
+        assert sum(v * v for v in row) <= R2
+        assert label * sum(a * b for a, b in zip(row, exact_w, strict=True)) >= gamma
     np.testing.assert_array_equal(y, np.where(X @ w > 0, 1, -1))
 
 

@@ -19,6 +19,7 @@ import nbformat
 import pytest
 
 from booktools import manual
+from test_grading import python_calls
 
 HIDDEN = [
     {
@@ -259,13 +260,15 @@ def test_many_problems_are_summarised(tmp_path):
     ],
     ids=["paragraphs", "fences", "controls", "front-matter"],
 )
-def test_a_hostile_2mb_file_is_read_quickly(tmp_path, text):
+def test_a_hostile_2mb_file_is_read_with_bounded_work(tmp_path, text):
     path = tmp_path / "big.md"
     path.write_text(text, encoding="utf-8")
     assert 1.9e6 < path.stat().st_size < 2**21
-    start = time.perf_counter()
-    manual.extract_answers(path, QUESTIONS)
-    assert time.perf_counter() - start < 3
+    # counted, not timed (issue 34): regular expressions scan the file, so reading it makes a few
+    # dozen Python function calls whatever its length (a few per cell, and there are at most two
+    # here); jupytext's Markdown parser, which the old code ran, makes 20 to 60 per line, millions here
+    _, calls = python_calls(lambda: manual.extract_answers(path, QUESTIONS))
+    assert calls < 1000, calls
 
 
 # -- the hidden file's questions ---------------------------------------------------------------

@@ -8,7 +8,9 @@ special case hard-coded, a forgotten counter, an off-by-one, ...) and a solution
 nothing. Each is graded in this process by the hidden file's own ``grade`` (loaded as the grader
 loads it), and
 
-* the reference and every honest solution get full marks, the reference in well under 2 s;
+* the reference and every honest solution get full marks, the reference with bounded work (a
+  count of Python function calls, the same on any machine; ``benchmarks/hidden_tests_speed.py``
+  times it);
 * every mutant scores strictly below full marks; the assertion message is the table
   mutant -> score -> first failing check (its name says what caught it);
 * the solution that does nothing (a learner that always predicts -1 and never changes its
@@ -27,7 +29,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from fractions import Fraction
 from pathlib import Path
 
@@ -35,6 +36,7 @@ import numpy as np
 import pytest
 
 from booktools.grade import load_hidden
+from test_grading import python_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 LECTURER = ROOT / "book" / "assignments" / "lecturer"
@@ -1105,15 +1107,20 @@ def render(name, rows, full) -> str:
     return "\n".join(lines)
 
 
+# The most Python function calls one hidden grade of the reference may make (issue 34: counted, not
+# timed), one budget for all six as the old 2 s was: today 2,000 (normalized_step) to 138,000
+# (winnow1, whose streams have up to 200 rounds). Hidden tests that grew sevenfold (winnow1's streams
+# ten times as long, say) exceed it: a slower honest solution might then miss the grader's deadline.
+REFERENCE_CALLS = 1_000_000
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_the_reference_gets_full_marks_quickly(name):
+def test_the_reference_gets_full_marks_with_bounded_work(name):
     lecturer = hidden(name)
-    lecturer.grade(lecturer.REFERENCE)  # warm: the first call imports and compiles
-    start = time.perf_counter()
-    report = lecturer.grade(lecturer.REFERENCE)
-    elapsed = time.perf_counter() - start
+    lecturer.grade(lecturer.REFERENCE)  # warm: the first call imports and compiles (not counted)
+    report, calls = python_calls(lambda: lecturer.grade(lecturer.REFERENCE))
     assert report.passed and report.max_score >= 5, report.summary()
-    assert elapsed < 2.0, f"the hidden grade of the reference took {elapsed:.2f} s"
+    assert calls < REFERENCE_CALLS, f"the hidden grade of the reference made {calls} Python function calls"
 
 
 @pytest.mark.parametrize("name", NAMES)

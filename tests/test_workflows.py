@@ -257,6 +257,34 @@ def _build_problems(workflow: dict) -> list[str]:
     return problems
 
 
+MAKE_TEST = re.compile(r"^\s*make test\s*$", re.MULTILINE)
+
+
+def _test_problems(workflow: dict) -> list[str]:
+    """A job runs the README's `make test` on every push and pull request (no `if`), after checking
+    out the repository, setting up Python and installing bubblewrap (the grader's sandbox)."""
+    runners = [
+        name
+        for name, job in (workflow.get("jobs") or {}).items()
+        if any(MAKE_TEST.search(str(step.get("run", ""))) for step in _steps(job))
+    ]
+    if len(runners) != 1:
+        return [f"expected one job that runs `make test`, found {runners}"]
+    name = runners[0]
+    job = workflow["jobs"][name]
+    steps = _steps(job)
+    problems = []
+    if "if" in job:
+        problems.append(f"the test job {name} must run on every push and pull request, but has if: {job['if']!r}")
+    checkout = _index(steps, lambda step: _uses(step, "actions/checkout"))
+    python = _index(steps, lambda step: _uses(step, "actions/setup-python"))
+    sandbox = _index(steps, lambda step: "bubblewrap" in str(step.get("run", "")))
+    test = _index(steps, lambda step: bool(MAKE_TEST.search(str(step.get("run", "")))))
+    if None in (checkout, python, sandbox) or not checkout < python < sandbox < test:
+        problems.append(f"{name}: expected checkout, setup-python, the bubblewrap install, make test in this order")
+    return problems
+
+
 def _deploy_problems(workflow: dict) -> list[str]:
     """The job that deploys needs the build, runs only on a push to the default branch, in the
     github-pages environment, one deployment at a time."""
@@ -315,6 +343,7 @@ def _structure_problems(workflow: dict) -> list[str]:
         _trigger_problems(workflow)
         + _permission_problems(workflow)
         + _build_problems(workflow)
+        + _test_problems(workflow)
         + _deploy_problems(workflow)
         + _checkout_problems(workflow)
     )
@@ -356,6 +385,19 @@ def _deploy_on_push_or_pull_request(w):
 
 def _build_on_push_only(w):
     _job_with(w, "actions/upload-pages-artifact")["if"] = "github.event_name == 'push'"
+
+
+def _test_on_push_only(w):
+    w["jobs"]["test"]["if"] = "github.event_name == 'push'"
+
+
+def _no_test_job(w):
+    del w["jobs"]["test"]
+
+
+def _tests_without_the_sandbox(w):
+    steps = w["jobs"]["test"]["steps"]
+    steps.remove(next(step for step in steps if "bubblewrap" in str(step.get("run", ""))))
 
 
 def _not_strict(w):
@@ -401,6 +443,9 @@ MUTATIONS = [
     _deploy_on_any_push,
     _deploy_on_push_or_pull_request,
     _build_on_push_only,
+    _test_on_push_only,
+    _no_test_job,
+    _tests_without_the_sandbox,
     _not_strict,
     _no_requirements,
     _write_all,

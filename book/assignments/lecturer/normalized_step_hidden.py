@@ -7,7 +7,7 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment normalized_step --ou
 import numpy as np
 
 from booktools import checks
-from onlinelib.learning_curves import normalized_perceptron_step
+from onlinelib.reproducible import fixed_order_dot, fixed_order_squared_norms
 
 FUNCTION = "normalized_step"
 KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
@@ -33,14 +33,22 @@ FORBIDDEN = [
 
 
 def REFERENCE(W, S, label, eta):
-    """The reference solution (Eq. 2): W' = W + (eta/N) eps y S, eps = 1 iff sgn(W.S) != y (sgn(0) = +1), then W'/|W'|."""
+    """The reference solution (Eq. 2): W' = W + (eta/N) eps y S, eps = 1 iff sgn(W.S) != y (sgn(0) = +1), then W'/|W'|.
+
+    ``onlinelib.learning_curves.normalized_perceptron_step`` for one run, with its dot product and norm
+    summed in a fixed order (``onlinelib.reproducible``), so the recorded public checks are the same
+    bits on every CPU (``tests/test_reproducible.py``).
+    """
     W = np.asarray(W, dtype=float)
     S = np.asarray(S, dtype=float)
-    return normalized_perceptron_step(W[None, :], S[None, :], np.array([float(label)]), float(eta), len(W))[0]
+    student = 1 if fixed_order_dot(W, S) >= 0 else -1
+    if student != label:
+        W = W + ((float(eta) / len(W)) * float(label)) * S
+    return W / np.sqrt(fixed_order_squared_norms(W))
 
 
 def _unit(v):
-    return v / np.linalg.norm(v)
+    return v / np.sqrt(fixed_order_squared_norms(v))
 
 
 def cases():
@@ -53,7 +61,7 @@ def cases():
     for N, eta in ((50, 0.5), (200, 3.0)):
         W = _unit(rng.normal(size=N))
         S = rng.normal(size=N)
-        label = -1 if W @ S >= 0 else 1
+        label = -1 if fixed_order_dot(W, S) >= 0 else 1
         out.append(checks.Case(f"a mistake, N = {N}, eta = {eta}", (W, S, label, eta)))
     W = 3.0 * _unit(rng.normal(size=30))
     out.append(checks.Case("a mistake with eta = 0 and |W| = 3: returns W/|W|", (W, -W, 1, 0.0)))
@@ -65,13 +73,17 @@ def cases():
     out.append(checks.Case("W . S = 0 and label -1: a mistake", (_unit(e[0] + e[1]), e[0] - e[1], -1, 4.0)))
     W = 0.37 * _unit(rng.normal(size=40))
     S = rng.normal(size=40)
-    out.append(checks.Case("|W| = 0.37, a correct prediction: returns W/|W|", (W, S, 1 if W @ S >= 0 else -1, 2.0)))
+    out.append(
+        checks.Case(
+            "|W| = 0.37, a correct prediction: returns W/|W|", (W, S, 1 if fixed_order_dot(W, S) >= 0 else -1, 2.0)
+        )
+    )
     W = 4.2 * _unit(rng.normal(size=25))
     S = rng.normal(size=25)
     out.append(
         checks.Case(
             "|W| = 4.2, a mistake: W + (eta/N) label S from W itself, then W'/|W'|",
-            (W, S, -1 if W @ S >= 0 else 1, 2.0),
+            (W, S, -1 if fixed_order_dot(W, S) >= 0 else 1, 2.0),
         )
     )
     out.append(
@@ -86,11 +98,10 @@ def public_checks():
     """The notebook's public checks, recorded from the reference by `python -m booktools grade --write-public-checks`."""
     rng = np.random.default_rng(6)
     N = 20
-    W = rng.normal(size=N)
-    W /= np.linalg.norm(W)
+    W = _unit(rng.normal(size=N))
     S = rng.normal(size=N)
     e1, e2 = np.eye(N)[0], np.eye(N)[1]
-    wrong = -1 if W @ S >= 0 else 1  # the label the student gets wrong
+    wrong = -1 if fixed_order_dot(W, S) >= 0 else 1  # the label the student gets wrong
     return {
         "title": "Assignment 6, public checks",
         "cases": [

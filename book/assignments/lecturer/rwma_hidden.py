@@ -4,10 +4,14 @@ Lecturer edition only: the student-edition builder removes ``book/assignments/**
 Run by ``python -m booktools grade SUBMISSIONS --assignment rwma --out scores.csv``.
 """
 
+import functools
+from fractions import Fraction
+
 import numpy as np
 
 import onlinelib as ol
 from booktools import checks
+from onlinelib.experts import check_expert_stream
 
 FUNCTION = "rwma_mistake_probabilities"
 KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)
@@ -32,8 +36,31 @@ FORBIDDEN = [
 
 
 def REFERENCE(P, y, eta):
-    """The reference solution: F_t, the probability that RWMA errs in round t, for t = 1..T."""
-    return ol.weighted_majority_run(P, y, eta).wrong_fraction
+    """The reference solution: F_t, the probability that RWMA errs in round t, for t = 1..T.
+
+    Computed exactly and rounded once: with 1 - eta = n / d (d a power of 2, as for every float)
+    and k_i = c_i - min_j c_j (c_i: expert i's mistakes before round t), the weights are
+    proportional to the integers n^k_i d^(K - k_i), K = max_i k_i, and F_t is the quotient of two
+    integer sums (CPython's int / int rounds correctly). ``onlinelib.weighted_majority_run``
+    computes the same F_t to about 1e-16 (relative), summing in an order its compiled kernel
+    picks for the CPU; this exact form gives the recorded public checks the same bits on every
+    machine (``tests/test_reproducible.py``). With eta = 1 only the experts with the fewest
+    mistakes carry weight (0^0 = 1), as in the library.
+    """
+    P, y = check_expert_stream(P, y)
+    n, d = (1 - Fraction(float(eta))).as_integer_ratio()
+    wrong = P != y[:, None]
+    counts = np.zeros(P.shape[1], dtype=np.int64)
+    out = np.empty(len(y))
+    power_n = functools.cache(lambda k: n**k)  # each power computed once
+    power_d = functools.cache(lambda k: d**k)
+    for t in range(len(y)):
+        k = (counts - counts.min()).tolist()
+        top = max(k)
+        weights = [power_n(ki) * power_d(top - ki) for ki in k]
+        out[t] = sum(w for w, bad in zip(weights, wrong[t].tolist(), strict=True) if bad) / sum(weights)
+        counts += wrong[t]
+    return out
 
 
 def cases():
