@@ -41,7 +41,7 @@ def REFERENCE(P, y, eta):
     Computed exactly and rounded once: with 1 - eta = n / d (d a power of 2, as for every float)
     and k_i = c_i - min_j c_j (c_i: expert i's mistakes before round t), the weights are
     proportional to the integers n^k_i d^(K - k_i), K = max_i k_i, and F_t is the quotient of two
-    integer sums (CPython's int / int rounds correctly). ``onlinelib.weighted_majority_run``
+    integer sums (Python's int / int rounds correctly). ``onlinelib.weighted_majority_run``
     computes the same F_t to about 1e-16 (relative), summing in an order its compiled kernel
     picks for the CPU; this exact form gives the recorded public checks the same bits on every
     machine (``tests/test_reproducible.py``). With eta = 1 only the experts with the fewest
