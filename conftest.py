@@ -6,10 +6,11 @@ collects those ``.md`` files too and reads them through jupytext. Plain Markdown
 introduction, the errata, the bibliography) have no notebook header and are not collected.
 
 CI runs each chapter once (issue 34): ``.ci/run`` builds the book strictly beside ``make test``
-and sets ``CHAPTERS_FROM_BUILD`` to that build's folder. The chapters' items then check the
-build's executed notebooks instead of running a kernel: each waits for the build to end
-(``.strict-build-status`` holds its exit code), and each code cell must be in the executed
-notebook with the same source, executed, with no error output.
+and sets ``CHAPTERS_FROM_BUILD`` to the folder that build ends in (``_build``). The chapters'
+items then check the build's executed notebooks instead of running a kernel: each waits until the
+build is in place (``.ci/run`` writes ``.strict-build-status`` there, 0, after the build passed and
+was moved in), and each code cell must be in the executed notebook with the same source,
+executed, with no error output.
 """
 
 import json
