@@ -735,12 +735,15 @@ def beam_adversary(
     powers = {0: 1.0}
 
     def power(exponents: np.ndarray) -> np.ndarray:
-        for j in exponents.tolist():
+        exponents = exponents.tolist()
+        for j in exponents:
+            if j in powers:
+                continue
             step = 1 if j > 0 else -1
             for i in range(step, j + step, step):
                 if i not in powers:
                     powers[i] = powers[i - step] * alpha if step > 0 else powers[i - step] / alpha
-        return np.array([powers[j] for j in exponents.tolist()])
+        return np.array([powers[j] for j in exponents])
 
     start = np.zeros(n, dtype=np.int64)
     frontier: list[tuple[np.ndarray, list[tuple[tuple[int, ...], int]]]] = [(start, [])]

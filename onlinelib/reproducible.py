@@ -30,6 +30,14 @@ def _rows(A: np.ndarray) -> np.ndarray:
     return A
 
 
+def _column_by_column(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """sum_j A[:, j] * B[:, j], added left to right (B may have one row, broadcast to all of A's)."""
+    total = A[:, 0] * B[:, 0]
+    for j in range(1, A.shape[1]):
+        total += A[:, j] * B[:, j]
+    return total
+
+
 def fixed_order_dot(A, v) -> np.ndarray | float:
     """``A @ v`` with the products added column by column, left to right, the same bits on every CPU.
 
@@ -47,12 +55,8 @@ def fixed_order_dot(A, v) -> np.ndarray | float:
     v = np.asarray(v, dtype=np.float64)
     if v.shape != (A.shape[-1],):
         raise ValueError(f"v must have shape ({A.shape[-1]},) to match A, got {v.shape}")
-    if A.ndim == 1:
-        return float(fixed_order_dot(A[None, :], v)[0])
-    total = A[:, 0] * v[0]
-    for j in range(1, A.shape[1]):
-        total += A[:, j] * v[j]
-    return total
+    total = _column_by_column(np.atleast_2d(A), v[None, :])
+    return float(total[0]) if A.ndim == 1 else total
 
 
 def fixed_order_squared_norms(A) -> np.ndarray | float:
@@ -62,9 +66,5 @@ def fixed_order_squared_norms(A) -> np.ndarray | float:
     ``np.sqrt`` of the result (correctly rounded) for the norms.
     """
     A = _rows(A)
-    if A.ndim == 1:
-        return float(fixed_order_squared_norms(A[None, :])[0])
-    total = A[:, 0] * A[:, 0]
-    for j in range(1, A.shape[1]):
-        total += A[:, j] * A[:, j]
-    return total
+    total = _column_by_column(np.atleast_2d(A), np.atleast_2d(A))
+    return float(total[0]) if A.ndim == 1 else total

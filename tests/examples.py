@@ -51,3 +51,17 @@ def need_browser() -> str:
             pytest.fail(reason + ", and BROWSER_CHECK_REQUIRED is set")
         pytest.skip(reason)
     return executable
+
+
+def python_calls(fn):
+    """(what fn() returned, the Python function calls it made): a count of work, the same on any machine.
+
+    cProfile's count without built-ins: every call of a Python function and every step of a
+    generator, so a loop over the entries of a value in Python counts once per entry at least.
+    """
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile(builtins=False)
+    result = profile.runcall(fn)
+    return result, pstats.Stats(profile).total_calls

@@ -41,8 +41,8 @@ from booktools import checks, manual
 from booktools import grade as grade_tool
 from booktools import grade_sandbox as sandbox
 from booktools.judge import hidden_parts
+from examples import python_calls
 from onlinelib.certificates import verify_certificate
-from test_grading import python_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"

@@ -14,6 +14,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from examples import python_calls
 from onlinelib import concepts
 from onlinelib.certificates import (
     Verdict,
@@ -25,7 +26,6 @@ from onlinelib.certificates import (
     verify_weighted_majority_stream,
 )
 from onlinelib.experts import weighted_majority_run
-from test_grading import python_calls
 
 # thresholds(4): concept i is +1 on the points x >= i (5 concepts, points 0..3); Ldim 2, VC 1.
 THRESHOLDS = concepts.thresholds(4)

@@ -9,10 +9,8 @@ of output, a memory hog), a correct one, an untouched stub and a subtly wrong on
 each row of the CSV it writes.
 """
 
-import cProfile
 import csv
 import math
-import pstats
 import re
 import subprocess
 import sys
@@ -28,6 +26,7 @@ import pytest
 import onlinelib as ol
 from booktools import grade as grade_tool
 from booktools.judge import JUDGE_GRACE
+from examples import python_calls
 from onlinelib import grading
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,17 +168,6 @@ def test_first_difference_paths():
 
 PEAK = 2**20  # bytes
 CALLS = 10_000  # Python function calls, generator steps included
-
-
-def python_calls(fn):
-    """(what fn() returned, the Python function calls it made): a count of work, the same on any machine.
-
-    cProfile's count without built-ins: every call of a Python function and every step of a
-    generator, so a loop over the entries of a value in Python counts once per entry at least.
-    """
-    profile = cProfile.Profile(builtins=False)
-    result = profile.runcall(fn)
-    return result, pstats.Stats(profile).total_calls
 
 
 def measured(compare):

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from booktools import manual
-from test_grading import python_calls
+from examples import python_calls
 
 HIDDEN = [
     {

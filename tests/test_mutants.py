@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 
 from booktools.grade import load_hidden
-from test_grading import python_calls
+from examples import python_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 LECTURER = ROOT / "book" / "assignments" / "lecturer"
