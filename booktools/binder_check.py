@@ -15,6 +15,12 @@ folder. Usage::
     python -m booktools binder-check                       # the check in the current environment
     python -m booktools binder-check --jobs 1 book/winnow.md book/assignments/rwma.md
 
+    # CI (.ci/run) runs every chapter once: Binder's environment kept, the build's kernels run there,
+    # then the build's executed notebooks are checked instead of running the chapters again
+    python -m booktools binder-check --fresh-venv --venv V --kernel-spec K   # before the build
+    JUPYTER_PATH=K jupyter-book build .
+    python -m booktools binder-check --fresh-venv --venv V --executed _build
+
 The check has two parts.
 
 1. The environment is the one Binder builds (:func:`check_environment`): ``binder/runtime.txt``
@@ -29,7 +35,10 @@ The check has two parts.
    contents manager, built the way the server extension builds it, and executed with
    nbclient in the chapter's folder (:func:`execute_chapter`); ``--jobs`` chapters run at
    once, each in its own worker process and kernel (:func:`run_chapters`). Any error output
-   fails the chapter, and the report names the chapter, the cell and the error.
+   fails the chapter, and the report names the chapter, the cell and the error. With
+   ``--executed BUILD`` a chapter is not run again: the notebook that a build executed with
+   this environment's kernels (``--kernel-spec``) must hold the code cells JupyterLab shows,
+   all executed without error (:func:`check_executed_chapter`, in ``binder_chapters.py``).
 
 One line per chapter (wall time, code cells) and a total are printed; the exit status is 0
 only if the environment and every chapter passed. With ``--fresh-venv`` the check makes a
@@ -48,17 +57,15 @@ functions that need them.
 from __future__ import annotations
 
 import argparse
-import asyncio
+import hashlib
 import importlib.util
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,8 +75,10 @@ RUNTIME = ROOT / "binder" / "runtime.txt"
 POSTBUILD = ROOT / "binder" / "postBuild"
 # The book's whole toolchain, whose pins Binder's repeat.
 BOOK_REQUIREMENTS = ROOT / "requirements.txt"
-TOC = ROOT / "_toc.yml"
 PYPROJECT = ROOT / "pyproject.toml"
+
+# Part 2, the chapters, is in binder_chapters.py.
+from booktools.binder_chapters import DEFAULT_TIMEOUT, chapters, check_executed, run_chapters  # noqa: E402
 
 
 def _project_name() -> str:
@@ -88,7 +97,6 @@ JUPYTEXT_SERVER_EXTENSION = "jupyterlab_jupytext"
 JUPYTEXT_LABEXTENSION = "jupyterlab-jupytext"
 # Renders MyST (theorem boxes, admonitions, citations, maths) in the notebook's Markdown cells.
 MYST_LABEXTENSION = "jupyterlab-myst"
-DEFAULT_TIMEOUT = 300  # seconds per cell, as `execute.timeout` in _config.yml
 
 
 # --------------------------------------------------------------------------- environment
@@ -254,8 +262,6 @@ def labextension_dir(name: str = JUPYTEXT_LABEXTENSION) -> Path | None:
 
 def disabled_labextensions() -> set[str]:
     """JupyterLab extensions disabled in any ``labconfig/page_config.json`` on the Jupyter config path."""
-    import json
-
     from jupyter_core.paths import jupyter_config_path
 
     disabled = set()
@@ -347,290 +353,190 @@ def check_environment(
     )
 
 
-# --------------------------------------------------------------------------- chapters
+# --------------------------------------------------------------------------- command line
+
+# Written into a kept environment (--venv) once it is complete: the hash of what it was made from.
+ENVIRONMENT_MARK = ".binder-environment"
 
 
-def chapters(toc: Path = TOC) -> list[str]:
-    """The notebook pages of ``_toc.yml``, as paths relative to the repository root (``book/winnow.md``).
+def environment_recipe() -> str:
+    """A hash of what Binder builds its environment from: binder/'s files and the Python that runs them."""
+    digest = hashlib.sha256(sys.version.encode())
+    for path in (REQUIREMENTS, RUNTIME, POSTBUILD):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
-    These are the pages a Binder reader can run: the numbered chapters, the assignments and
-    the status page. Plain pages (introduction, errata, bibliography, API reference, lecturer
-    guide, ...) are not notebooks (``booktools.notebooks.is_myst_notebook``, the rule nbval
-    uses), and ``book/assignments/lecturer/`` is not in the TOC.
+
+def make_environment(venv: Path) -> None:
+    """Build Binder's environment in a new venv at ``venv``, as repo2docker does.
+
+    ``pip install -r binder/requirements.txt`` from the repository root (so that its ``-e .`` is
+    this repository), then ``binder/postBuild`` with the venv's python first on ``PATH``.
     """
-    # Imported here: with --fresh-venv this module first runs under any python3, without PyYAML.
-    from booktools.notebooks import is_myst_notebook
-    from booktools.toc import toc_sources
-
-    root = Path(toc).resolve().parent
-    return [p.resolve().relative_to(root).as_posix() for p in toc_sources(toc) if is_myst_notebook(p)]
-
-
-def binder_contents_manager(root: Path = ROOT):
-    """The contents manager of a Jupyter server on Binder, rooted at ``root``.
-
-    Jupyter Server's default class (``ServerApp.contents_manager_class``, an
-    ``AsyncLargeFileManager``) wrapped by jupytext exactly as its server extension
-    ``jupyterlab_jupytext.load_jupyter_server_extension`` wraps it.
-    """
-    from jupyter_server.serverapp import ServerApp
-    from jupytext import (
-        build_async_jupytext_contents_manager_class,
-        build_sync_jupytext_contents_manager_class,
+    start = time.perf_counter()
+    print(f"== creating {venv} with {sys.executable}", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PYTHONPATH", None)
+    requirements = REQUIREMENTS.relative_to(ROOT).as_posix()
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-r", requirements], cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [str(POSTBUILD)],
+        cwd=ROOT,
+        check=True,
+        env={**env, "NB_PYTHON_PREFIX": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}"},
     )
-
-    base = ServerApp.contents_manager_class.default_value
-    if asyncio.iscoroutinefunction(base.get):
-        cls = build_async_jupytext_contents_manager_class(base)
-    else:  # pragma: no cover - older Jupyter servers
-        cls = build_sync_jupytext_contents_manager_class(base)
-    return cls(root_dir=str(root))
+    print(f"== installed {requirements} in {time.perf_counter() - start:.0f} s", flush=True)
 
 
-def open_chapter(path: str, root: Path = ROOT):
-    """The notebook that JupyterLab on Binder shows for ``path`` (relative to ``root``).
+def kept_environment(venv: Path) -> None:
+    """Binder's environment at ``venv`` (``--venv``): made there if the folder does not exist, kept
+    afterwards, and reused while binder/'s files and the Python are those it was made from.
 
     Raises
     ------
     ValueError
-        If the server would not open the file as a notebook (jupytext not in charge).
-    tornado.web.HTTPError
-        If jupytext cannot read it (the server would answer 500).
+        If ``venv`` exists but is not an environment this check made from today's binder/ files
+        (a folder it did not make is never used or removed).
     """
-    import nbformat
-
-    manager = binder_contents_manager(root)
-    model = manager.get(path)
-    if asyncio.iscoroutine(model):
-        model = asyncio.run(model)
-    if model["type"] != "notebook":
-        raise ValueError(f"{path}: the Jupyter server opens it as a {model['type']!r}, not as a notebook")
-    return nbformat.from_dict(model["content"])
-
-
-@dataclass
-class ChapterResult:
-    """One executed chapter: its path, wall time in seconds and number of code cells."""
-
-    path: str
-    seconds: float
-    code_cells: int
+    mark = venv / ENVIRONMENT_MARK
+    if venv.exists():
+        if mark.is_file() and mark.read_text(encoding="utf-8").strip() == environment_recipe():
+            print(f"== reusing Binder's environment {venv}", flush=True)
+            return
+        raise ValueError(
+            f"--venv: {venv} exists but is not Binder's environment made by this check from today's "
+            "binder/ files; remove it or name a folder that does not exist"
+        )
+    make_environment(venv)
+    mark.write_text(environment_recipe() + "\n", encoding="utf-8")
 
 
-class ChapterError(Exception):
-    """A chapter failed on Binder: the message names the chapter, the cell and the error."""
+def write_kernel_spec(folder: Path) -> Path:
+    """A ``python3`` Jupyter kernel spec that runs this interpreter, in ``folder/kernels/python3``.
 
-
-def _describe_cell(path: str, nb, index: int | None) -> str:
-    if index is None or not 0 <= index < len(nb.cells):
-        return f"{path}: "
-    cell = nb.cells[index]
-    code_number = sum(c.cell_type == "code" for c in nb.cells[: index + 1])
-    lines = cell.source.strip().splitlines()
-    head = "\n".join("    | " + line for line in lines[:4]) + ("\n    | ..." if len(lines) > 4 else "")
-    return f"{path}: cell {index} (code cell {code_number}):\n{head}\n  "
-
-
-def execute_chapter(path: str, timeout: int = DEFAULT_TIMEOUT, root: Path = ROOT) -> ChapterResult:
-    """Open a chapter as Binder's JupyterLab does and run all its cells, as "Run All" does.
-
-    The notebook comes from :func:`open_chapter`; nbclient executes it in a fresh ``python3``
-    kernel whose working directory is the chapter's folder, as in Jupyter.
-
-    Parameters
-    ----------
-    path : str
-        The chapter, relative to ``root`` (``book/winnow.md``).
-    timeout : int
-        Seconds allowed per cell.
-    root : Path
-        The repository root (the Jupyter server's root directory).
-
-    Returns
-    -------
-    ChapterResult
-
-    Raises
-    ------
-    ChapterError
-        On any error output, a timeout or a dead kernel, naming the chapter, the cell index,
-        the first lines of the cell's source and the error's name and value.
+    With ``JUPYTER_PATH=folder`` a build's kernels run in this environment: ``.ci/run`` points the
+    strict build at Binder's environment this way, so that every chapter runs once in CI.
     """
-    from nbclient import NotebookClient
-    from nbclient.exceptions import (
-        CellExecutionError,
-        CellTimeoutError,
-        DeadKernelError,
-    )
+    from ipykernel.kernelspec import get_kernel_dict
 
-    start = time.perf_counter()
-    try:
-        nb = open_chapter(path, root)
-    except Exception as err:  # noqa: BLE001 - tornado.web.HTTPError from the contents manager, ValueError
-        raise ChapterError(f"{path}: JupyterLab cannot open it as a notebook: {err}") from None
-    current: list[int | None] = [None]
-
-    def on_cell_start(cell, cell_index):
-        current[0] = cell_index
-
-    client = NotebookClient(
-        nb,
-        kernel_name="python3",
-        timeout=timeout,
-        resources={"metadata": {"path": str((Path(root) / path).parent)}},
-        on_cell_start=on_cell_start,
-    )
-    try:
-        client.execute()
-    except CellExecutionError as err:
-        where = _describe_cell(path, nb, current[0])
-        raise ChapterError(f"{where}{err.ename}: {err.evalue}") from None
-    except CellTimeoutError:
-        raise ChapterError(f"{_describe_cell(path, nb, current[0])}timed out after {timeout} s") from None
-    except DeadKernelError as err:
-        raise ChapterError(f"{_describe_cell(path, nb, current[0])}the kernel died: {err}") from None
-    # A cell tagged `raises-exception` passes nbclient, but stops "Run All" in JupyterLab.
-    for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                where = _describe_cell(path, nb, index)
-                raise ChapterError(f"{where}{output.get('ename')}: {output.get('evalue')}")
-    code_cells = sum(cell.cell_type == "code" for cell in nb.cells)
-    return ChapterResult(path, time.perf_counter() - start, code_cells)
+    spec = get_kernel_dict()  # argv: [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec["display_name"] = f"Python 3 ({sys.prefix})"
+    target = Path(folder) / "kernels" / "python3"
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "kernel.json").write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+    return target
 
 
-@dataclass
-class Outcome:
-    """The outcome of one chapter in :func:`run_chapters`: a result, or the error message."""
-
-    path: str
-    result: ChapterResult | None = None
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    def line(self) -> str:
-        if self.ok:
-            r = self.result
-            return f"  ok    {r.seconds:6.1f} s  {r.code_cells:3d} code cells  {self.path}"
-        return f"  FAIL  {self.error.splitlines()[0].rstrip(':')}"
-
-
-def _run_one(path: str, timeout: int, root: str) -> Outcome:
-    """Worker-process entry: never raises, so that the message survives the trip back."""
-    try:
-        return Outcome(path, result=execute_chapter(path, timeout, Path(root)))
-    except ChapterError as err:
-        return Outcome(path, error=str(err))
-    except Exception as err:  # noqa: BLE001 - reported, not hidden
-        return Outcome(path, error=f"{path}: {type(err).__name__}: {err}")
-
-
-def run_chapters(paths, jobs: int = 2, timeout: int = DEFAULT_TIMEOUT, root: Path = ROOT, report=None) -> list[Outcome]:
-    """Execute chapters with :func:`execute_chapter`, ``jobs`` at a time, each in its own process.
-
-    Parameters
-    ----------
-    paths : iterable of str
-        Chapters relative to ``root``.
-    jobs : int
-        Worker processes (each runs one kernel at a time).
-    timeout : int
-        Seconds allowed per cell.
-    root : Path
-        The repository root.
-    report : callable, optional
-        Called with each :class:`Outcome` as soon as it is known.
-
-    Returns
-    -------
-    list of Outcome
-        In the order of ``paths``.
-    """
-    paths = list(paths)
-    outcomes = {}
-    # spawn: fresh workers, nothing inherited from a parent that may hold threads or event loops.
-    with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=get_context("spawn")) as pool:
-        futures = [pool.submit(_run_one, p, timeout, str(root)) for p in paths]
-        for future in as_completed(futures):
-            outcome = future.result()
-            outcomes[outcome.path] = outcome
-            if report:
-                report(outcome)
-    return [outcomes[p] for p in paths]
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def fresh_venv_run(args: list[str]) -> int:
-    """Make a venv in a temporary directory, build Binder's environment in it, re-run this check there."""
+def fresh_venv_run(args: list[str], venv: Path | None = None) -> int:
+    """Build Binder's environment in a new venv (in a temporary folder, or kept at ``venv``), then
+    re-run this check there with ``args``."""
     with tempfile.TemporaryDirectory(prefix="binder-check-") as tmp:
-        venv = Path(tmp) / "venv"
-        start = time.perf_counter()
-        print(f"== creating {venv} with {sys.executable}", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        python = venv / "bin" / "python"
+        if venv is None:
+            venv = Path(tmp) / "venv"
+            make_environment(venv)
+        else:
+            kept_environment(venv)
         env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         env.pop("PYTHONPATH", None)
-        # As repo2docker: `pip install -r binder/requirements.txt` from the repository root, then
-        # binder/postBuild, with this environment's python first on PATH.
-        requirements = REQUIREMENTS.relative_to(ROOT).as_posix()
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "-r", requirements], cwd=ROOT, env=env, check=True
-        )
-        subprocess.run(
-            [str(POSTBUILD)],
-            cwd=ROOT,
-            check=True,
-            env={**env, "NB_PYTHON_PREFIX": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}"},
-        )
-        print(f"== installed {requirements} in {time.perf_counter() - start:.0f} s", flush=True)
-        rerun = [str(python), "-m", "booktools", "binder-check", *args]
+        rerun = [str(venv / "bin" / "python"), "-m", "booktools", "binder-check", *args]
         return subprocess.run(rerun, cwd=ROOT, env=env, check=False).returncode
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--fresh-venv", action="store_true", help="build Binder's environment (binder/) in a new venv and run there"
     )
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        help="with --fresh-venv: build it in this folder (which must not exist) and keep it; "
+        "a folder it built from today's binder/ files is reused",
+    )
+    parser.add_argument(
+        "--kernel-spec",
+        type=Path,
+        metavar="DIR",
+        help="check the environment, then write a python3 kernel spec of it into DIR/kernels (for a build "
+        "run with JUPYTER_PATH=DIR) instead of running the chapters",
+    )
+    parser.add_argument(
+        "--executed",
+        type=Path,
+        metavar="BUILD",
+        help="check the notebooks that a build in BUILD (a _build folder) executed with this environment's "
+        "kernels, instead of running the chapters again",
+    )
     parser.add_argument("--jobs", type=int, default=2, help="chapters executed at once (default 2)")
     parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT, help="seconds per cell (default 300)")
     parser.add_argument("chapters", nargs="*", help="chapters to run (default: every notebook page of _toc.yml)")
+    return parser
+
+
+def _report(outcomes, wall: float, how: str) -> list:
+    """Print the total line of ``outcomes``; the failed ones."""
+    passed = [o for o in outcomes if o.ok]
+    cells = sum(o.result.code_cells for o in passed)
+    print(f"== total: {len(passed)}/{len(outcomes)} chapters passed, {cells} code cells, {wall:.1f} s wall {how}")
+    failed = [o for o in outcomes if not o.ok]
+    for outcome in failed:
+        print(f"\nFAILED {outcome.error}")
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
+    if args.venv and not args.fresh_venv:
+        parser.error("--venv goes with --fresh-venv (it names where Binder's environment is built)")
+    if args.kernel_spec and (args.executed or args.chapters):
+        parser.error("--kernel-spec runs no chapter: give it without --executed and chapters")
 
     if args.fresh_venv:
+        options = ["--jobs", str(args.jobs), "--timeout", str(args.timeout)]
+        if args.kernel_spec:
+            options += ["--kernel-spec", str(args.kernel_spec.resolve())]
+        if args.executed:
+            options += ["--executed", str(args.executed.resolve())]
         # Listed here: Binder's environment has no TOC parser. The re-run starts in ROOT.
-        chosen = [str(Path(p).resolve()) for p in args.chapters] or [str(ROOT / p) for p in chapters()]
-        return fresh_venv_run(["--jobs", str(args.jobs), "--timeout", str(args.timeout), *chosen])
+        chosen = [str(Path(p).resolve()) for p in args.chapters]
+        if not chosen and not args.kernel_spec:
+            chosen = [str(ROOT / p) for p in chapters()]
+        try:
+            return fresh_venv_run([*options, *chosen], args.venv.resolve() if args.venv else None)
+        except ValueError as err:
+            parser.error(str(err))
 
     print(f"== environment: {sys.executable} (Python {sys.version.split()[0]})", flush=True)
     problems = check_environment()
     for problem in problems:
         print(f"  - {problem}")
     print(f"== environment: {'OK' if not problems else f'{len(problems)} problem(s)'}", flush=True)
+    if args.kernel_spec:
+        if not problems:
+            print(f"== kernel spec: {write_kernel_spec(args.kernel_spec)} (use JUPYTER_PATH={args.kernel_spec})")
+        return 0 if not problems else 1
 
     paths = [Path(p).resolve().relative_to(ROOT).as_posix() for p in args.chapters] or chapters()
-    print(
-        f"== executing {len(paths)} chapters through jupytext's contents manager and nbclient, {args.jobs} at a time",
-        flush=True,
-    )
     start = time.perf_counter()
-    outcomes = run_chapters(paths, jobs=args.jobs, timeout=args.timeout, report=lambda o: print(o.line(), flush=True))
-    wall = time.perf_counter() - start
-    passed = [o for o in outcomes if o.ok]
-    failed = [o for o in outcomes if not o.ok]
-    cells = sum(o.result.code_cells for o in passed)
-    busy = sum(o.result.seconds for o in passed)
-    print(
-        f"== total: {len(passed)}/{len(outcomes)} chapters passed, {cells} code cells, "
-        f"{wall:.1f} s wall with --jobs {args.jobs} (sum of chapter times {busy:.1f} s)"
-    )
-    for outcome in failed:
-        print(f"\nFAILED {outcome.error}")
+    if args.executed:
+        print(f"== checking {len(paths)} chapters as the build in {args.executed} executed them", flush=True)
+        outcomes = check_executed(paths, args.executed, report=lambda o: print(o.line(), flush=True))
+        how = "(executed once, by the build, with this environment's kernels)"
+    else:
+        print(
+            f"== executing {len(paths)} chapters through jupytext's contents manager and nbclient, "
+            f"{args.jobs} at a time",
+            flush=True,
+        )
+        outcomes = run_chapters(
+            paths, jobs=args.jobs, timeout=args.timeout, report=lambda o: print(o.line(), flush=True)
+        )
+        busy = sum(o.result.seconds for o in outcomes if o.ok)
+        how = f"with --jobs {args.jobs} (sum of chapter times {busy:.1f} s)"
+    failed = _report(outcomes, time.perf_counter() - start, how)
     if problems:
         print("\nThe environment differs from Binder's:\n  - " + "\n  - ".join(problems))
     return 0 if not problems and not failed else 1

@@ -14,6 +14,7 @@ exactly, and executes every chapter there with nbclient.
 import importlib.metadata
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from booktools import binder_check
+from booktools import binder_chapters, binder_check
 from booktools.notebooks import read_notebook
 from examples import MYST_HEADER
 
@@ -40,7 +41,7 @@ def test_chapters_are_the_notebook_pages_of_the_toc():
     """chapters() against an independent count: TOC entries that jupytext reads with a kernelspec."""
     entries = re.findall(r"^\s*(?:-\s*)?(?:file|root):\s*(\S+)\s*$", (ROOT / "_toc.yml").read_text(), re.MULTILINE)
     expected = [f"{entry}.md" for entry in entries if "kernelspec" in jupytext.read(ROOT / f"{entry}.md").metadata]
-    found = binder_check.chapters()
+    found = binder_chapters.chapters()
     assert found == expected
     assert len(found) > 10, found
     assert "book/mistake_bounds.md" in found and "book/assignments/halving.md" in found
@@ -50,7 +51,7 @@ def test_chapters_are_the_notebook_pages_of_the_toc():
 
 def test_the_server_opens_a_chapter_as_a_notebook():
     """Through jupytext's contents manager, a chapter is a notebook with every code cell of the .md."""
-    nb = binder_check.open_chapter("book/mistake_bounds.md")
+    nb = binder_chapters.open_chapter("book/mistake_bounds.md")
     source = (ROOT / "book" / "mistake_bounds.md").read_text(encoding="utf-8")
     assert sum(cell.cell_type == "code" for cell in nb.cells) == source.count("```{code-cell}") > 0
     assert nb.metadata.kernelspec.name == "python3"
@@ -67,8 +68,8 @@ def test_nbval_runs_the_notebooks_binder_opens():
     in the chapter's folder, as Jupyter does)."""
     import nbval.plugin
 
-    for path in binder_check.chapters():
-        served = binder_check.open_chapter(path)
+    for path in binder_chapters.chapters():
+        served = binder_chapters.open_chapter(path)
         with open(ROOT / path, encoding="utf-8") as handle:
             run = read_notebook(handle)
         assert _cells(run) == _cells(served), path
@@ -114,11 +115,120 @@ def test_a_failing_cell_is_named(tmp_path):
         ```
         """)
     )
-    with pytest.raises(binder_check.ChapterError) as info:
-        binder_check.execute_chapter("book/tiny.md", timeout=60, root=tmp_path)
+    with pytest.raises(binder_chapters.ChapterError) as info:
+        binder_chapters.execute_chapter("book/tiny.md", timeout=60, root=tmp_path)
     message = str(info.value)
     assert "book/tiny.md: cell 3 (code cell 2)" in message
     assert "x / 0" in message and "ZeroDivisionError" in message
+
+
+def _executed_build(tmp_path):
+    """A tiny chapter, and the build's executed notebook of it (two code cells, run without error)."""
+    import nbformat
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "onlinelib").mkdir()
+    (tmp_path / "onlinelib" / "__init__.py").write_text("")
+    (tmp_path / "book" / "tiny.md").write_text(
+        MYST_HEADER
+        + "\n# Tiny\n\n```{code-cell} ipython3\nx = 6 * 7\n```\n\nText.\n\n```{code-cell} ipython3\nprint(x)\n```\n"
+    )
+    nb = binder_chapters.open_chapter("book/tiny.md", tmp_path)
+    for count, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), 1):
+        cell.execution_count = count
+    nb.cells[-1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="42\n")]
+    nb.metadata["language_info"] = {"name": "python", "version": platform.python_version()}
+    executed = tmp_path / "_build" / "jupyter_execute" / "book" / "tiny.ipynb"
+    executed.parent.mkdir(parents=True)
+    nbformat.write(nb, executed)
+    return nb, executed
+
+
+def test_a_chapter_the_build_executed_here_passes(tmp_path):
+    _, executed = _executed_build(tmp_path)
+    result = binder_chapters.check_executed_chapter("book/tiny.md", tmp_path / "_build", tmp_path)
+    assert result.code_cells == 2
+    [outcome] = binder_chapters.check_executed(["book/tiny.md"], tmp_path / "_build", tmp_path)
+    assert outcome.ok, outcome.error
+
+
+def _spoil(nb, how):
+    """``nb`` changed as a build that does not stand for "Run All" on Binder would leave it."""
+    import nbformat
+
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    if how == "other code":
+        code[1].source = "print(x + 1)"
+    elif how == "a cell more":
+        nb.cells.append(nbformat.v4.new_code_cell("y = 1", execution_count=3))
+    elif how == "not executed":
+        code[0].execution_count = None
+    elif how == "error":
+        code[1].outputs = [nbformat.v4.new_output("error", ename="NameError", evalue="name 'x' is not defined")]
+    elif how == "other python":
+        nb.metadata["language_info"]["version"] = "3.10.12"
+
+
+@pytest.mark.parametrize(
+    "how, message",
+    [
+        ("other code", r"code cell 2 in JupyterLab is not the cell the build executed"),
+        ("a cell more", r"JupyterLab shows 2 code cells, the build executed 3"),
+        ("not executed", r"cell 1 \(code cell 1\):\n    \| x = 6 \* 7\n  was not executed by the build"),
+        ("error", r"cell 3 \(code cell 2\):\n    \| print\(x\)\n  NameError: name 'x' is not defined"),
+        ("other python", r"executed by Python 3\.10\.12, not by this environment's"),
+    ],
+)
+def test_a_build_that_is_not_binders_run_all_fails(tmp_path, how, message):
+    import nbformat
+
+    nb, executed = _executed_build(tmp_path)
+    _spoil(nb, how)
+    nbformat.write(nb, executed)
+    with pytest.raises(binder_chapters.ChapterError, match=message):
+        binder_chapters.check_executed_chapter("book/tiny.md", tmp_path / "_build", tmp_path)
+
+
+def test_a_missing_or_stale_executed_notebook_fails(tmp_path):
+    _, executed = _executed_build(tmp_path)
+    module = tmp_path / "onlinelib" / "__init__.py"
+    later = executed.stat().st_mtime + 5
+    os.utime(module, (later, later))  # the library changed after the build
+    with pytest.raises(
+        binder_chapters.ChapterError, match=r"older than .*onlinelib/__init__\.py: build the book again"
+    ):
+        binder_chapters.check_executed_chapter("book/tiny.md", tmp_path / "_build", tmp_path)
+    executed.unlink()
+    [outcome] = binder_chapters.check_executed(["book/tiny.md"], tmp_path / "_build", tmp_path)
+    assert not outcome.ok and "did not execute it (no " in outcome.error
+
+
+def test_the_kernel_spec_runs_this_interpreter_through_jupyter_path(tmp_path, monkeypatch):
+    """What .ci/run gives the strict build: JUPYTER_PATH=DIR makes its python3 kernel this environment's."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    folder = binder_check.write_kernel_spec(tmp_path / "kernel")
+    assert folder == tmp_path / "kernel" / "kernels" / "python3"
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "kernel"))
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert Path(spec.resource_dir) == folder
+    assert spec.argv[:3] == [sys.executable, "-m", "ipykernel_launcher"]
+
+
+def test_a_kept_environment_is_reused_only_when_this_check_made_it(tmp_path, monkeypatch):
+    made = []
+    monkeypatch.setattr(binder_check, "make_environment", lambda venv: (venv.mkdir(), made.append(venv)))
+    venv = tmp_path / "venv"
+    binder_check.kept_environment(venv)
+    binder_check.kept_environment(venv)  # the second time: reused, not made again
+    assert made == [venv]
+    (venv / binder_check.ENVIRONMENT_MARK).write_text("made from other binder/ files\n")
+    with pytest.raises(ValueError, match=r"--venv: .*venv exists but is not Binder's environment"):
+        binder_check.kept_environment(venv)
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(ValueError, match="remove it or name a folder that does not exist"):
+        binder_check.kept_environment(tmp_path / "mine")
+    assert made == [venv]
 
 
 # --------------------------------------------------------------------------- the environment
@@ -248,7 +358,7 @@ def test_binder_installs_what_a_reader_needs_and_no_tool():
 def _imported_modules(path):
     """The top-level modules a chapter's code cells import."""
     modules = set()
-    for cell in binder_check.open_chapter(path).cells:
+    for cell in binder_chapters.open_chapter(path).cells:
         if cell.cell_type == "code":
             modules |= set(re.findall(r"^\s*(?:import|from)\s+([A-Za-z_]\w*)", cell.source, re.MULTILINE))
     return modules
@@ -260,7 +370,7 @@ def test_binder_has_every_package_a_chapter_imports():
     binder = set(_pins(BINDER / "requirements.txt"))
     owners = importlib.metadata.packages_distributions()
     seen = set()
-    for path in binder_check.chapters():
+    for path in binder_chapters.chapters():
         for module in _imported_modules(path) - set(sys.stdlib_module_names) - {"onlinelib"}:
             assert module in owners, f"{path} imports {module}, which no installed distribution provides"
             names = {re.sub(r"[-_.]+", "-", name).lower() for name in owners[module]}
@@ -345,17 +455,17 @@ def test_postbuild_names_a_factory_of_the_installed_jupytext_extension(tmp_path)
 )
 def test_binder_environment_runs_every_chapter():
     """A fresh venv from binder/ (as repo2docker builds it) is exactly binder/requirements.txt, whose pins
-    are requirements.txt's, and every chapter runs there as Binder's JupyterLab runs it (nbclient)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "booktools", "binder-check", "--fresh-venv"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=3600,
-        check=False,
-    )
+    are requirements.txt's, and every chapter runs there as Binder's JupyterLab runs it (nbclient).
+
+    In CI (BINDER_VENV and BINDER_BUILD set by .ci/run) the environment is the one CI made before the
+    strict build, whose kernels ran in it: the build's executed notebooks are checked instead of
+    running every chapter a second time."""
+    command = [sys.executable, "-m", "booktools", "binder-check", "--fresh-venv"]
+    if os.environ.get("BINDER_VENV") and os.environ.get("BINDER_BUILD"):
+        command += ["--venv", os.environ["BINDER_VENV"], "--executed", os.environ["BINDER_BUILD"]]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=3600, check=False)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-3000:]
-    count = len(binder_check.chapters())
+    count = len(binder_chapters.chapters())
     assert "== environment: OK" in done.stdout and f"== total: {count}/{count} chapters passed" in done.stdout, (
         done.stdout[-3000:]
     )

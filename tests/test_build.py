@@ -93,9 +93,9 @@ ROOT = HTML.parents[1]
 
 def _notebook_pages() -> list[str]:
     """Docnames of the TOC's MyST notebooks (the rule nbval and the Binder check use)."""
-    from booktools import binder_check
+    from booktools import binder_chapters
 
-    return [path[: -len(".md")] for path in binder_check.chapters()]
+    return [path[: -len(".md")] for path in binder_chapters.chapters()]
 
 
 NOTEBOOK_PAGES = _notebook_pages() if (HTML / "index.html").exists() else []

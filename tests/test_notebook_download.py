@@ -30,7 +30,7 @@ import pytest
 from myst_nb.core.utils import coalesce_streams
 from packaging.requirements import Requirement
 
-from booktools import binder_check
+from booktools import binder_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -103,7 +103,7 @@ def test_the_extra_brings_every_module_a_notebook_or_onlinelib_imports():
     """Each third-party import of a notebook page (chapters, assignments) or of onlinelib comes from a
     dependency of onlinelib-book or from its ``notebooks`` extra."""
     chapter_imports = set()
-    for path in binder_check.chapters():
+    for path in binder_chapters.chapters():
         for cell in jupytext.read(ROOT / path).cells:
             if cell.cell_type == "code":
                 chapter_imports |= _imports(cell.source)

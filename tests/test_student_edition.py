@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from booktools import binder_check
+from booktools import binder_chapters
 from booktools import student_edition as se
 from booktools.toc import toc_entries
 
@@ -565,8 +565,8 @@ def test_no_lecturer_only_cell_or_file_in_the_student_edition():
 def test_every_student_chapter_offers_a_downloadable_notebook():
     """The download menu's ``.ipynb`` exists for every chapter, so the leak scan above covers it.
 
-    binder_check.chapters(): the TOC's notebooks, by the rule nbval uses."""
-    pages = [se._no_suffix(f) for f in binder_check.chapters() if not se.is_lecturer_path(Path(f))]
+    binder_chapters.chapters(): the TOC's notebooks, by the rule nbval uses."""
+    pages = [se._no_suffix(f) for f in binder_chapters.chapters() if not se.is_lecturer_path(Path(f))]
     assert len(pages) >= 14, pages
     missing = []
     for page in pages:
@@ -649,7 +649,7 @@ def test_reused_chapters_show_exactly_the_full_builds_outputs():
         for record in get_cache(str(cache)).list_cache_records()
         if "reused_from" in (record.data or {})
     )
-    chapters = [se._no_suffix(f) for f in binder_check.chapters() if f.startswith("book/") and "/" not in f[5:]]
+    chapters = [se._no_suffix(f) for f in binder_chapters.chapters() if f.startswith("book/") and "/" not in f[5:]]
     assert set(chapters) - {"book/status"} <= set(reused), f"chapters not reused: {set(chapters) - set(reused)}"
 
     def outputs(page: Path) -> list[str]:
