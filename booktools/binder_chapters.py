@@ -111,6 +111,24 @@ def _describe_cell(path: str, nb, index: int | None) -> str:
     return f"{path}: cell {index} (code cell {code_number}):\n{head}\n  "
 
 
+def _opened(path: str, root: Path):
+    """:func:`open_chapter`, any failure a :class:`ChapterError` naming the chapter."""
+    try:
+        return open_chapter(path, root)
+    except Exception as err:  # noqa: BLE001 - tornado.web.HTTPError from the contents manager, ValueError
+        raise ChapterError(f"{path}: JupyterLab cannot open it as a notebook: {err}") from None
+
+
+def _stop_at_error_output(path: str, nb) -> None:
+    """Raise :class:`ChapterError` at the first error output of ``nb``: it would stop "Run All" in
+    JupyterLab, even in a cell tagged `raises-exception` (which nbclient and myst-nb let pass)."""
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                where = _describe_cell(path, nb, index)
+                raise ChapterError(f"{where}{output.get('ename')}: {output.get('evalue')}")
+
+
 def execute_chapter(path: str, timeout: int = DEFAULT_TIMEOUT, root: Path = ROOT) -> ChapterResult:
     """Open a chapter as Binder's JupyterLab does and run all its cells, as "Run All" does.
 
@@ -144,10 +162,7 @@ def execute_chapter(path: str, timeout: int = DEFAULT_TIMEOUT, root: Path = ROOT
     )
 
     start = time.perf_counter()
-    try:
-        nb = open_chapter(path, root)
-    except Exception as err:  # noqa: BLE001 - tornado.web.HTTPError from the contents manager, ValueError
-        raise ChapterError(f"{path}: JupyterLab cannot open it as a notebook: {err}") from None
+    nb = _opened(path, root)
     current: list[int | None] = [None]
 
     def on_cell_start(cell, cell_index):
@@ -169,12 +184,7 @@ def execute_chapter(path: str, timeout: int = DEFAULT_TIMEOUT, root: Path = ROOT
         raise ChapterError(f"{_describe_cell(path, nb, current[0])}timed out after {timeout} s") from None
     except DeadKernelError as err:
         raise ChapterError(f"{_describe_cell(path, nb, current[0])}the kernel died: {err}") from None
-    # A cell tagged `raises-exception` passes nbclient, but stops "Run All" in JupyterLab.
-    for index, cell in enumerate(nb.cells):
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                where = _describe_cell(path, nb, index)
-                raise ChapterError(f"{where}{output.get('ename')}: {output.get('evalue')}")
+    _stop_at_error_output(path, nb)
     code_cells = sum(cell.cell_type == "code" for cell in nb.cells)
     return ChapterResult(path, time.perf_counter() - start, code_cells)
 
@@ -281,10 +291,7 @@ def check_executed_chapter(path: str, build: Path, root: Path = ROOT) -> Chapter
     newest, source = _newest_source(path, Path(root))
     if executed_path.stat().st_mtime < newest:
         raise ChapterError(f"{path}: the build's notebook is older than {source}: build the book again")
-    try:
-        shown = open_chapter(path, root)
-    except Exception as err:  # noqa: BLE001 - tornado.web.HTTPError from the contents manager, ValueError
-        raise ChapterError(f"{path}: JupyterLab cannot open it as a notebook: {err}") from None
+    shown = _opened(path, root)
     executed = nbformat.read(executed_path, as_version=4)
     shown_code = [cell for cell in shown.cells if cell.cell_type == "code"]
     run_code = [cell for cell in executed.cells if cell.cell_type == "code"]
@@ -294,14 +301,9 @@ def check_executed_chapter(path: str, build: Path, root: Path = ROOT) -> Chapter
     if len(shown_code) != len(run_code):
         raise ChapterError(f"{path}: JupyterLab shows {len(shown_code)} code cells, the build executed {len(run_code)}")
     for index, cell in enumerate(executed.cells):
-        if cell.cell_type != "code":
-            continue
-        if cell.source.strip() and cell.get("execution_count") is None:
+        if cell.cell_type == "code" and cell.source.strip() and cell.get("execution_count") is None:
             raise ChapterError(f"{_describe_cell(path, executed, index)}was not executed by the build")
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                where = _describe_cell(path, executed, index)
-                raise ChapterError(f"{where}{output.get('ename')}: {output.get('evalue')}")
+    _stop_at_error_output(path, executed)
     version = executed.metadata.get("language_info", {}).get("version")
     if version != platform.python_version():
         raise ChapterError(

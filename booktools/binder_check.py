@@ -432,16 +432,20 @@ def write_kernel_spec(folder: Path) -> Path:
 def fresh_venv_run(args: list[str], venv: Path | None = None) -> int:
     """Build Binder's environment in a new venv (in a temporary folder, or kept at ``venv``), then
     re-run this check there with ``args``."""
+    if venv is not None:
+        kept_environment(venv)
+        return _run_in(venv, args)
     with tempfile.TemporaryDirectory(prefix="binder-check-") as tmp:
-        if venv is None:
-            venv = Path(tmp) / "venv"
-            make_environment(venv)
-        else:
-            kept_environment(venv)
-        env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-        env.pop("PYTHONPATH", None)
-        rerun = [str(venv / "bin" / "python"), "-m", "booktools", "binder-check", *args]
-        return subprocess.run(rerun, cwd=ROOT, env=env, check=False).returncode
+        make_environment(Path(tmp) / "venv")
+        return _run_in(Path(tmp) / "venv", args)
+
+
+def _run_in(venv: Path, args: list[str]) -> int:
+    """``python -m booktools binder-check ARGS`` with the venv's Python, in the repository root."""
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PYTHONPATH", None)
+    rerun = [str(venv / "bin" / "python"), "-m", "booktools", "binder-check", *args]
+    return subprocess.run(rerun, cwd=ROOT, env=env, check=False).returncode
 
 
 def _parser() -> argparse.ArgumentParser:
