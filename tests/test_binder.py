@@ -215,6 +215,20 @@ def test_the_kernel_spec_runs_this_interpreter_through_jupyter_path(tmp_path, mo
     assert spec.argv[:3] == [sys.executable, "-m", "ipykernel_launcher"]
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--venv", "somewhere"], "--venv goes with --fresh-venv"),
+        (["--kernel-spec", "k", "--executed", "_build"], "--kernel-spec runs no chapter"),
+        (["--kernel-spec", "k", "book/winnow.md"], "--kernel-spec runs no chapter"),
+    ],
+)
+def test_options_that_do_not_go_together_are_refused(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        binder_check.main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_a_kept_environment_is_reused_only_when_this_check_made_it(tmp_path, monkeypatch):
     made = []
     monkeypatch.setattr(binder_check, "make_environment", lambda venv: (venv.mkdir(), made.append(venv)))
