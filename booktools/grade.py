@@ -3,7 +3,7 @@
 Usage::
 
     python -m booktools grade SUBMISSIONS --assignment NAME --out scores.csv \\
-        [--timeout 60] [--memory-mb 1024] [--max-output-kb 256] [--jobs 1] \\
+        [--timeout 60] [--cpu-seconds 65] [--memory-mb 1024] [--max-output-kb 256] [--jobs 1] \\
         [--judge-memory-mb 1024] [--feedback-dir DIR] [--regrade-errors] [--force] [--unsafe-no-sandbox]
     python -m booktools grade --write-public-checks [--check]
 
@@ -24,7 +24,9 @@ environment read-only, and nothing of the repository, ``lecturer/`` or the other
 submissions. The parts of ``onlinelib`` the assignment asks the student to write (the
 hidden file's ``FORBIDDEN``, e.g. ``onlinelib.version_space`` for Halving) are replaced
 there by stubs, so a submission that uses them gets 0 with that reason. When the time
-is up, the whole sandbox dies, children and ``setsid`` daemons included. Without
+is up, the whole sandbox dies, children and ``setsid`` daemons included. Each of its processes
+also has ``--cpu-seconds`` of CPU time from its first cell on: a loop that spins ends there (status
+``timeout``), after the same work whatever the machine's load. Without
 bubblewrap (Debian package ``bubblewrap``) the grader stops, unless
 ``--unsafe-no-sandbox`` is given (the same protocol, but with your own rights).
 
@@ -349,7 +351,7 @@ class Grader:
         self.public = public_checks_path(assignment, args.assignments_dir)
         self.limits = {
             "memory_mb": args.memory_mb,
-            "cpu_seconds": int(args.timeout) + 5,
+            "cpu_seconds": args.cpu_seconds,
             "file_mb": 16,
             "processes": args.max_processes,
             "tmpfs_mb": 64,
@@ -1004,6 +1006,12 @@ def main(argv: list[str] | None = None) -> int:
         help="one Markdown feedback file per submission (default: OUT's name with _feedback, next to it)",
     )
     parser.add_argument("--timeout", type=float, default=60.0, help="wall-clock seconds per submission (default 60)")
+    parser.add_argument(
+        "--cpu-seconds",
+        type=int,
+        help="CPU seconds per process of a submission (default: --timeout + 5); a loop that spins ends here, "
+        "whatever the machine's load",
+    )
     parser.add_argument("--memory-mb", type=int, default=1024, help="memory per process of a submission (default 1024)")
     parser.add_argument("--max-output-kb", type=int, default=256, help="output limit per submission (default 256)")
     parser.add_argument("--max-notebook-mb", type=int, default=16, help="largest notebook file graded (default 16)")
@@ -1066,10 +1074,13 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{'SUBMISSIONS' if option == 'submissions' else '--' + option} is required")
     if args.timeout <= 0:
         parser.error(f"--timeout must be positive, got {args.timeout}")
+    if args.cpu_seconds is None:
+        args.cpu_seconds = int(args.timeout) + 5
     for option, low in (
         ("memory_mb", 256),
         ("max_output_kb", 1),
         ("max_notebook_mb", 1),
+        ("cpu_seconds", 1),
         ("max_processes", 4),
         ("jobs", 1),
         ("judge_memory_mb", 256),

@@ -599,14 +599,14 @@ class Sandbox:
         code = self.proc.returncode
         if code is not None and code > 128 and self.sandboxed:
             code = 128 - code  # bwrap's init passes on "killed by signal N" as exit status 128 + N
+        if code == -signal.SIGXCPU and self.ready:
+            self._fail("timeout", f"used more than its {self.limits['cpu_seconds']:g} s of CPU time {self.phase}")
         if code is not None and code < 0:
             try:
                 how = f"was killed by {signal.Signals(-code).name}"
             except ValueError:
                 how = f"was killed by signal {-code}"
-            if -code == signal.SIGXCPU:
-                how += " (CPU time limit)"
-            elif -code == signal.SIGXFSZ:
+            if -code == signal.SIGXFSZ:
                 how += " (file size limit)"
         elif code is not None:
             how = f"exited with status {code}"

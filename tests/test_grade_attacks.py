@@ -79,7 +79,11 @@ EXPECTED = {
         "look_around.md": ({"graded"}, FULL, "all checks passed"),
         "terminal_write.md": ({"protocol", "graded"}, None, r"not a grader reply|all checks passed"),
         "daemon_then_finish.md": ({"graded"}, ZERO, r"\|V\| differs"),
-        "daemon_then_timeout.md": ({"timeout"}, ZERO, r"timed out after \d+ s in code cell 2"),
+        "daemon_then_timeout.md": (
+            {"timeout"},
+            ZERO,
+            r"(timed out after \d+ s|used more than its \d+ s of CPU time) in code cell 2",
+        ),
         "fork_bomb.md": (
             {"error", "timeout", "crashed"},
             ZERO,
@@ -126,6 +130,9 @@ TERMINAL_MARKER = "terminal-marker-7f3a"
 PLANTED = [Path(p) / "planted.txt" for p in ("/", "/usr", "/home", "/root", "/var/tmp", "/dev/shm")]
 WATCHED = [ROOT / "book", ROOT / "onlinelib", ROOT / "booktools", ROOT / "tests" / "submissions"]
 TIMEOUT = 15  # seconds per submission: the honest ones need about 1, more while CI builds beside them
+# CPU seconds per process of a submission: the honest ones use under 1; the loop that spins ends
+# here rather than at the deadline (or at the deadline on a machine too loaded to give it 5 s).
+CPU_SECONDS = 5
 FORMULA = re.compile(r"^[=+\-@\t\r]")
 
 
@@ -255,6 +262,8 @@ def graded(tmp_path_factory):
             "2",
             "--timeout",
             str(TIMEOUT),
+            "--cpu-seconds",
+            str(CPU_SECONDS),
         ]
         # grader.pid is the grading run itself (python runs the module, no wrapper process), the
         # pid its cgroups are named after

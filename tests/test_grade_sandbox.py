@@ -323,15 +323,29 @@ def make_object(n):
 """
 
 
-@pytest.fixture
-def box(tmp_path):
+LIMITS = {
+    "memory_mb": 1024,
+    "cpu_seconds": 60,
+    "file_mb": 16,
+    "processes": 16,
+    "tmpfs_mb": 64,
+    "output_bytes": 2**16,
+    "reply_bytes": 2**20,
+    "timeout": 60,
+}
+
+
+def notebook_box(tmp_path: Path, cells: list[str]) -> tuple[Path, Path]:
+    """A submission folder holding a notebook of these code cells, and the halving assignment's library."""
     hidden = hidden_tests("halving")
     sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
     inner = tmp_path / "box"
     inner.mkdir(mode=0o755)
-    cell = PROBE.replace("REPO", repr(str(ROOT))).replace("MARK", repr(PROBE_MARK))
     notebook = {
-        "cells": [{"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None}],
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": cell, "outputs": [], "execution_count": None}
+            for cell in cells
+        ],
         "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}},
         "nbformat": 4,
         "nbformat_minor": 5,
@@ -339,28 +353,28 @@ def box(tmp_path):
     (inner / "submission.ipynb").write_text(json.dumps(notebook))
     for path in (tmp_path, inner, inner / "submission.ipynb"):
         path.chmod(0o755)
-    limits = {
-        "memory_mb": 1024,
-        "cpu_seconds": 60,
-        "file_mb": 16,
-        "processes": 16,
-        "tmpfs_mb": 64,
-        "output_bytes": 2**16,
-        "reply_bytes": 2**20,
-        "timeout": 60,
-    }
+    return inner, tmp_path / "lib"
+
+
+def start_sandbox(inner: Path, lib: Path, limits: dict, bwrap: str | None) -> sandbox.Sandbox:
+    return sandbox.Sandbox(
+        inner,
+        lib,
+        limits,
+        time.monotonic() + limits["timeout"],
+        bwrap=bwrap,
+        name=f"onlinelib-grade-test-{os.getpid()}",
+    )
+
+
+@pytest.fixture
+def box(tmp_path):
+    inner, lib = notebook_box(tmp_path, [PROBE.replace("REPO", repr(str(ROOT))).replace("MARK", repr(PROBE_MARK))])
     boxes = []
     found_bwrap = sandbox.find_bwrap()
 
     def start(function, bwrap=found_bwrap, kind="learner"):
-        sb = sandbox.Sandbox(
-            inner,
-            tmp_path / "lib",
-            limits,
-            time.monotonic() + 60,
-            bwrap=bwrap,
-            name=f"onlinelib-grade-test-{os.getpid()}",
-        )
+        sb = start_sandbox(inner, lib, LIMITS, bwrap)
         boxes.append(sb)
         where = "/submission/submission.ipynb" if bwrap else str(inner / "submission.ipynb")
         outcome = sb.run_notebook(where, function, kind)
@@ -371,6 +385,35 @@ def box(tmp_path):
     for sb in boxes:
         sb.close()
     assert not (tmp_path / "box" / "evil").exists()
+
+
+# A loop that spins ends after its CPU seconds (here 1), not at the deadline (60 s, a liveness
+# guard): the same work on an idle machine and a loaded one, so the status is exact. Catching
+# SIGXCPU buys two seconds more, then the kernel kills the process.
+SPIN = "while True:\n    pass"
+IGNORE_XCPU = "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n" + SPIN
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "cells, status, reason",
+    [
+        (["x = 1", SPIN], "timeout", r"^used more than its 1 s of CPU time in code cell 2$"),
+        ([IGNORE_XCPU], "crashed", r"^the submission was killed by SIGKILL in code cell 1\b"),
+    ],
+)
+def test_a_loop_that_spins_ends_at_its_cpu_seconds(tmp_path, cells, status, reason):
+    import re
+
+    inner, lib = notebook_box(tmp_path, cells)
+    sb = start_sandbox(inner, lib, dict(LIMITS, cpu_seconds=1), sandbox.find_bwrap())
+    try:
+        with pytest.raises(sandbox.SandboxFailure) as info:
+            sb.run_notebook("/submission/submission.ipynb", "anything")
+    finally:
+        sb.close()
+    assert (info.value.status, info.value.infrastructure) == (status, False), info.value.reason
+    assert re.search(reason, info.value.reason), info.value.reason
 
 
 @needs_bwrap

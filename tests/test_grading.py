@@ -350,7 +350,10 @@ def test_student_notebooks_never_mention_the_hidden_tests(name):
 
 # -- python -m booktools grade on the test submissions -----------------------------------------------
 
-TIMEOUT = 20  # seconds per submission: the infinite loop costs this much, run in parallel with the rest
+TIMEOUT = 20  # seconds per submission: a liveness guard, with room for the honest ones on a loaded machine
+# CPU seconds per process: the honest submissions use under 1; the infinite loop ends here, after
+# the same work whatever the load (or at the deadline, on a machine too loaded to give it 5 s)
+CPU_SECONDS = 5
 JOBS = 4
 
 
@@ -371,6 +374,8 @@ def graded(tmp_path_factory):
             str(out),
             "--timeout",
             str(TIMEOUT),
+            "--cpu-seconds",
+            str(CPU_SECONDS),
             "--memory-mb",
             "1024",
             "--max-output-kb",
@@ -410,7 +415,12 @@ def test_grade_writes_one_row_per_submission(graded):
     [
         ("correct.ipynb", "5", "graded", r"^5/5: all checks passed$"),
         ("stub.md", "0", "graded", r"^0/5: FAIL .*: not implemented yet \(building the learner\)"),
-        ("infinite_loop.md", "0", "timeout", rf"^timed out after {TIMEOUT} s in code cell 3$"),
+        (
+            "infinite_loop.md",
+            "0",
+            "timeout",
+            rf"^(used more than its {CPU_SECONDS} s of CPU time|timed out after {TIMEOUT} s) in code cell 3$",
+        ),
         ("raises.md", "0", "error", r"^code cell 3, line 2 raised KeyError: '-1'$"),
         ("syntax_error.md", "0", "syntax_error", r"^syntax error in code cell 2, line 12: expected ':'$"),
         ("missing_function.md", "0", "missing", r"^the notebook does not define HalvingLearner"),
@@ -461,6 +471,8 @@ def test_grade_rejects_bad_arguments(tmp_path):
     assert result.returncode != 0 and "is not a folder" in result.stderr
     result = run(str(SUBMISSIONS), "--assignment", "halving", "--out", str(tmp_path / "s.csv"), "--timeout", "0")
     assert result.returncode != 0 and "--timeout must be positive" in result.stderr
+    result = run(str(SUBMISSIONS), "--assignment", "halving", "--out", str(tmp_path / "s.csv"), "--cpu-seconds", "0")
+    assert result.returncode != 0 and "--cpu-seconds must be at least 1, got 0" in result.stderr
 
 
 # -- read-only arguments (assignment normalized_step: "without changing W") -----------------------

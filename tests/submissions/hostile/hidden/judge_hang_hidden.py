@@ -2,6 +2,8 @@
 
 The grader must kill the judge at the submission's deadline and give the row ``timeout``.
 """
+import time
+
 from booktools import checks
 
 FUNCTION = "answer"
@@ -16,7 +18,10 @@ def REFERENCE():
 def grade(student):
     report = checks.GradeReport(title="judge that hangs")
     if student is not REFERENCE:
-        while True:  # pure Python, never yields to a deadline check
-            pass
+        while True:  # no deadline check inside the judge could end this: only killing it does
+            try:
+                time.sleep(1)  # a hang at no CPU cost (a spinning loop cost the tests 15 core-seconds a row)
+            except BaseException:
+                pass
     report.add("the answer", student() == 42)
     return report
