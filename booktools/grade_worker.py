@@ -212,7 +212,17 @@ def read_cells(path: str) -> list:
     # jsonschema (under nbformat) builds an RFC 3987 grammar on import if rfc3987_syntax is
     # installed: 0.8 s of every submission's time, for an "iri" format no notebook schema uses.
     sys.modules.setdefault("rfc3987_syntax", None)
-    import jupytext
+    # jupytext's __init__ also imports its Jupyter server contents managers (jupyter_server and
+    # tornado: 0.14 s of CPU per submission), which reading a file never uses. They are hidden
+    # while jupytext is imported (it catches the ImportError), then importable again by the notebook.
+    hidden = [name for name in ("jupyter_server", "tornado") if name not in sys.modules]
+    sys.modules.update(dict.fromkeys(hidden, None))
+    try:
+        import jupytext
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
 
     notebook = jupytext.read(path)
     spec = notebook.metadata.get("kernelspec") or {}

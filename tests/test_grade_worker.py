@@ -472,6 +472,42 @@ class TestOfflineShell:
         assert (tmp_path / ".ipython" / "profile_default").is_dir()
 
 
+class TestReadingANotebook:
+    """The worker reads a notebook without jupytext's server parts, which the notebook can still import."""
+
+    PROBE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import grade_worker
+cells = grade_worker.read_cells(sys.argv[2])
+loaded = sorted(name for name in ("jupyter_server", "tornado") if name in sys.modules)
+import jupyter_server, tornado.web  # the notebook's own import works as usual
+print(json.dumps({"cells": len(cells), "loaded while reading": loaded, "imported": tornado.web.__name__}))
+"""
+
+    def test_jupytext_reads_without_its_server_parts_and_the_notebook_can_import_them(self):
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", self.PROBE, str(WORKER.parent), str(JUPYTER / "magics_correct.md")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        seen = json.loads(done.stdout)
+        expected = len([c for c in jupytext.read(JUPYTER / "magics_correct.md").cells if c.cell_type == "code"])
+        assert seen == {"cells": expected, "loaded while reading": [], "imported": "tornado.web"}, seen
+
+    def test_control_jupytext_alone_imports_them(self):
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", "import sys, jupytext; print('tornado' in sys.modules)"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        assert done.stdout.strip() == "True"
+
+
 # -- end to end: python -m booktools grade, in the sandbox ----------------------------------------------------
 
 
