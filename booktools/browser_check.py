@@ -42,8 +42,9 @@ Playwright's own browser download is never used). Requests that would leave the 
 are aborted by a Playwright route, and external hosts are unreachable in any case
 (``--host-resolver-rules`` maps every host to NOTFOUND and the proxy is a closed
 local port), so a page that needs the network is both caught and shown as it would
-look offline. Every page opens in a fresh browser context (empty localStorage), as a
-first-time visitor sees it, and ``--jobs`` pages are checked at once.
+look offline. Every page opens with empty storage (localStorage and sessionStorage), as a
+first-time visitor sees it, and ``--jobs`` pages are checked at once, each job in a tab of its
+own that goes from page to page (a fresh tab per page cost a core-second each, see ``Tab``).
 
 A full-page screenshot of each page is saved as ``<out>/<page>.png``, and, on pages
 with a figure or a widget, one in the dark theme as ``<out>/<page>-dark.png``. One line of
@@ -355,60 +356,96 @@ def _allowed(url: str, root_uri: str) -> bool:
     return False
 
 
-async def check_page(
-    browser: Browser, site: Path, page_path: str, out: Path | None, timeout: float, axe: str | None = None
-) -> PageResult:
-    """Open ``page_path`` of ``site`` in a fresh context of ``browser`` and measure it (see the module)."""
-    start = time.monotonic()
-    root_uri = site.as_uri()
-    result = PageResult(page=page_path, url=f"{root_uri}/{page_path}")
+class Tab:
+    """One browser tab that checks pages one after another, each opened with empty storage.
 
-    def add_console(text: str):
-        if text not in result.console_errors:
-            result.console_errors.append(text)
+    A fresh context per page started a new renderer process for every page: about a core-second
+    a page, as much as loading and typesetting it. Here the tab is kept and only what a page can
+    leave behind is reset before the next one: localStorage and sessionStorage (so every page
+    is seen as by a first-time visitor), the viewport, and the emulated colour scheme. Requests
+    that would leave ``root_uri`` are aborted, and every event is recorded in the ``PageResult``
+    being checked (``result``).
+    """
 
-    def on_request(request):
-        result.requests.append(request.url)
-        if not _allowed(request.url, root_uri):
-            result.external_requests.append(request.url)
+    def __init__(self, context, page: Page, root_uri: str):
+        self.context, self.page, self.root_uri = context, page, root_uri
+        self.result: PageResult | None = None
+        for event, handler in (
+            ("request", self._on_request),
+            ("websocket", self._on_websocket),
+            ("requestfailed", self._on_request_failed),
+            ("console", self._on_console),
+            ("pageerror", self._on_page_error),
+        ):
+            page.on(event, handler)
 
-    def on_websocket(socket):
-        result.requests.append(socket.url)
-        result.external_requests.append(socket.url)
+    @classmethod
+    async def open(cls, browser: Browser, root_uri: str) -> Tab:
+        async def block(route):
+            await route.abort("internetdisconnected")
 
-    def on_request_failed(request):
+        context = await browser.new_context(viewport=VIEWPORT, device_scale_factor=1, color_scheme="light")
+        await context.route(lambda url: not _allowed(url, root_uri), block)
+        return cls(context, await context.new_page(), root_uri)
+
+    async def reset(self) -> None:
+        """Empty the storage the last page may have written, and restore the viewport and light colours."""
+        if self.page.url.startswith("file:"):
+            await self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        await self.page.set_viewport_size(VIEWPORT)
+        await self.page.emulate_media(color_scheme="light")
+
+    async def close(self) -> None:
+        await self.context.close()
+
+    def _add_console(self, text: str):
+        if self.result is not None and text not in self.result.console_errors:
+            self.result.console_errors.append(text)
+
+    def _on_request(self, request):
+        if self.result is not None:
+            self.result.requests.append(request.url)
+            if not _allowed(request.url, self.root_uri):
+                self.result.external_requests.append(request.url)
+
+    def _on_websocket(self, socket):
+        if self.result is not None:
+            self.result.requests.append(socket.url)
+            self.result.external_requests.append(socket.url)
+
+    def _on_request_failed(self, request):
         error = request.failure or ""
-        if "ERR_ABORTED" not in error:  # cancelled (e.g. by a navigation), not failed
-            result.failed_requests.append({"url": request.url, "error": error})
+        if self.result is not None and "ERR_ABORTED" not in error:  # cancelled (e.g. by a navigation), not failed
+            self.result.failed_requests.append({"url": request.url, "error": error})
 
-    def on_console(message):
+    def _on_console(self, message):
         if message.type not in ("error", "assert"):
             return
         if message.args:  # console.error(...) / console.assert(...) in a script
-            add_console(f"console.{message.type}: {message.text}")
+            self._add_console(f"console.{message.type}: {message.text}")
         else:  # the browser's own error log: failed loads, CORS, CSP, ...
-            add_console(f"browser: {message.text} {message.location.get('url', '')}".strip())
+            self._add_console(f"browser: {message.text} {message.location.get('url', '')}".strip())
 
-    def on_page_error(error):
+    def _on_page_error(self, error):
         lines = (error.stack or "").splitlines()
         where = next((line.strip()[3:] for line in lines[1:] if line.strip().startswith("at ")), "")
-        add_console(
+        self._add_console(
             f"uncaught {error.name}: {error.message.splitlines()[0] if error.message else ''}"
             + (f" ({where})" if where else "")
         )
 
-    async def block(route):
-        await route.abort("internetdisconnected")
 
-    context = await browser.new_context(viewport=VIEWPORT, device_scale_factor=1, color_scheme="light")
+async def check_page(
+    tab: Tab, site: Path, page_path: str, out: Path | None, timeout: float, axe: str | None = None
+) -> PageResult:
+    """Open ``page_path`` of ``site`` in ``tab`` (reset first) and measure it (see the module)."""
+    start = time.monotonic()
+    root_uri = site.as_uri()
+    result = PageResult(page=page_path, url=f"{root_uri}/{page_path}")
+    page = tab.page
     try:
-        await context.route(lambda url: not _allowed(url, root_uri), block)
-        page = await context.new_page()
-        page.on("request", on_request)
-        page.on("websocket", on_websocket)
-        page.on("requestfailed", on_request_failed)
-        page.on("console", on_console)
-        page.on("pageerror", on_page_error)
+        await tab.reset()
+        tab.result = result
         try:
             result.mathjax = await open_and_settle(page, result.url, timeout)
         except PlaywrightTimeout:
@@ -459,7 +496,7 @@ async def check_page(
         result.phone_overflowing_outputs = (await page.evaluate(OUTPUT_TEXT_JS))["overflowing"]
         result.wide_images = await page.evaluate(WIDE_IMAGES_JS)
     finally:
-        await context.close()
+        tab.result = None
         _judge(result, root_uri)
         result.seconds = time.monotonic() - start
     return result
@@ -540,14 +577,22 @@ async def _check_pages(
 ) -> list[PageResult]:
     async with async_playwright() as playwright:
         browser = await launch(playwright, executable)
-        limit = asyncio.Semaphore(jobs)
+        tabs: asyncio.Queue = asyncio.Queue()  # ``jobs`` tabs, each checking one page at a time
+        for _ in range(jobs):
+            tabs.put_nowait(None)  # opened when first needed
 
         async def one(name):
-            async with limit:
-                try:
-                    r = await check_page(browser, site, name, out, timeout, axe)
-                except (PlaywrightError, OSError) as e:  # OSError: also asyncio's TimeoutError
-                    r = PageResult(page=name, url=f"{site.as_uri()}/{name}", failures=[f"browser error: {e}"])
+            tab = await tabs.get()
+            try:
+                tab = tab or await Tab.open(browser, site.as_uri())
+                r = await check_page(tab, site, name, out, timeout, axe)
+            except (PlaywrightError, OSError) as e:  # OSError: also asyncio's TimeoutError
+                r = PageResult(page=name, url=f"{site.as_uri()}/{name}", failures=[f"browser error: {e}"])
+                if tab is not None:  # a tab in an unknown state is not used again
+                    await tab.close()
+                    tab = None
+            finally:
+                tabs.put_nowait(tab)
             if log is not None:
                 log(r.line())
             return r

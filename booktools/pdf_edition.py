@@ -39,8 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from playwright.async_api import Browser, async_playwright
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, async_playwright
 from pypdf import PdfReader, PdfWriter
 
 from _ext.pdf_link import PDF_NAME, sync_pages
@@ -123,43 +123,45 @@ HEADINGS_JS = r"""() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6')]
   })"""
 
 
-async def print_page(browser: Browser, url: str, timeout: float) -> tuple[bytes, str, list[str]]:
-    """The page at ``url`` as PDF bytes, its title (the part before " — ") and its printed headings.
+async def print_page(page: Page, url: str, timeout: float) -> tuple[bytes, str, list[str]]:
+    """The page at ``url``, opened in ``page``, as PDF bytes, its title (the part before " — ") and
+    its printed headings.
+
+    One ``page`` prints every page of the book in turn: a fresh one per page started a new renderer
+    process each time, about a core-second a page. Each page is opened on screen media (the last
+    one left print media on) and gets its print styles afresh.
 
     Raises
     ------
     RuntimeError
         If the page does not load, or MathJax does not finish its typeset, within ``timeout`` seconds.
     """
-    page = await browser.new_page(viewport=VIEWPORT)  # a fresh context, closed with the page
+    await page.emulate_media(media="screen")
     try:
-        try:
-            mathjax = await open_and_settle(page, url, timeout)
-        except PlaywrightError as e:
-            raise RuntimeError(f"{url} did not load: {e.message.splitlines()[0]}") from None
-        if mathjax not in ("typeset", "absent"):
-            raise RuntimeError(f"{url}: MathJax did not finish ({mathjax})")
-        await page.add_style_tag(content=PRINT_CSS)
-        await page.evaluate(LINES_JS, HANG)
-        title = await page.title()
-        await page.emulate_media(media="print")
-        headings = await page.evaluate(HEADINGS_JS)
-        pdf = await asyncio.wait_for(
-            page.pdf(
-                **A4,
-                margin={"top": MARGIN, "bottom": MARGIN, "left": MARGIN, "right": MARGIN},
-                print_background=True,
-                outline=True,
-                tagged=True,
-                display_header_footer=True,
-                header_template="<span></span>",
-                footer_template=FOOTER,
-            ),
-            timeout * 2,
-        )
-        return pdf, title.split(" — ")[0].strip(), headings
-    finally:
-        await page.close()
+        mathjax = await open_and_settle(page, url, timeout)
+    except PlaywrightError as e:
+        raise RuntimeError(f"{url} did not load: {e.message.splitlines()[0]}") from None
+    if mathjax not in ("typeset", "absent"):
+        raise RuntimeError(f"{url}: MathJax did not finish ({mathjax})")
+    await page.add_style_tag(content=PRINT_CSS)
+    await page.evaluate(LINES_JS, HANG)
+    title = await page.title()
+    await page.emulate_media(media="print")
+    headings = await page.evaluate(HEADINGS_JS)
+    pdf = await asyncio.wait_for(
+        page.pdf(
+            **A4,
+            margin={"top": MARGIN, "bottom": MARGIN, "left": MARGIN, "right": MARGIN},
+            print_background=True,
+            outline=True,
+            tagged=True,
+            display_header_footer=True,
+            header_template="<span></span>",
+            footer_template=FOOTER,
+        ),
+        timeout * 2,
+    )
+    return pdf, title.split(" — ")[0].strip(), headings
 
 
 def cover_html(parts: list[tuple[str, int]], revision: str, edition: str = "PDF edition") -> str:
@@ -226,8 +228,9 @@ async def print_book(executable: str, site: Path, pages: list[str], timeout: flo
     async with async_playwright() as playwright:
         browser = await launch(playwright, executable)
         try:
+            tab = await browser.new_page(viewport=VIEWPORT)
             for page in pages:
-                data, title, headings = await print_page(browser, (site / page).as_uri(), timeout)
+                data, title, headings = await print_page(tab, (site / page).as_uri(), timeout)
                 reader = PdfReader(io.BytesIO(data))
                 outline = reader.outline  # a new list on every access: keep this one
                 marks = flatten(outline)
@@ -247,7 +250,7 @@ async def print_book(executable: str, site: Path, pages: list[str], timeout: flo
                 with tempfile.TemporaryDirectory() as tmp:
                     cover = Path(tmp) / "cover.html"
                     cover.write_text(cover_html(parts, rev, edition), encoding="utf-8")
-                    cover_reader = PdfReader(io.BytesIO((await print_page(browser, cover.as_uri(), timeout))[0]))
+                    cover_reader = PdfReader(io.BytesIO((await print_page(tab, cover.as_uri(), timeout))[0]))
                 if len(cover_reader.pages) == cover_pages:
                     break
                 cover_pages = len(cover_reader.pages)

@@ -181,3 +181,49 @@ def test_saved_widget_views_are_waited_for_where_a_manager_can_draw_them(tmp_pat
     assert r.widget_views == 1 and r.widgets_drawn == int(manager), r.line()
     not_drawn = [f for f in r.failures if "saved widget views not drawn" in f]
     assert len(not_drawn) == (0 if manager else 1), r.failures
+
+
+# -- one tab for many pages: each page still opens as a first-time visitor sees it ------------------------
+
+# The first page leaves data in both storages and logs an error; the second logs an error only if
+# it finds that data. Checked one after the other in one tab (jobs=1), the second must see empty
+# storage, and the first page's error must be on the first page's result only.
+REMEMBER = (
+    "<script>localStorage.setItem('seen', '1'); sessionStorage.setItem('seen', '1');"
+    "console.error('first page error');</script>"
+)
+RECALL = (
+    "<script>if (localStorage.getItem('seen') || sessionStorage.getItem('seen'))"
+    " console.error('storage left over from another page');</script>"
+)
+
+
+def _two_pages(tmp_path):
+    site = tmp_path / "two"
+    site.mkdir()
+    for name, script in (("first.html", REMEMBER), ("second.html", RECALL)):
+        (site / name).write_text(
+            f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{name}</title></head>'
+            f"<body><main><p>{name}</p>{script}</main></body></html>",
+            encoding="utf-8",
+        )
+    return site
+
+
+def test_pages_checked_in_one_tab_start_with_empty_storage_and_keep_their_own_errors(tmp_path):
+    first, second = browser_check.check_site(
+        _two_pages(tmp_path), ["first.html", "second.html"], timeout=20, jobs=1, accessibility=False
+    )
+    assert first.console_errors == ["console.error: first page error"], first.console_errors
+    assert second.console_errors == [], second.console_errors
+
+
+def test_control_without_the_reset_the_second_page_finds_the_first_ones_storage(tmp_path, monkeypatch):
+    async def no_reset(self):
+        pass
+
+    monkeypatch.setattr(browser_check.Tab, "reset", no_reset)
+    _, second = browser_check.check_site(
+        _two_pages(tmp_path), ["first.html", "second.html"], timeout=20, jobs=1, accessibility=False
+    )
+    assert second.console_errors == ["console.error: storage left over from another page"], second.console_errors

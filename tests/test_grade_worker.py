@@ -476,10 +476,9 @@ class TestReadingANotebook:
     """The worker reads a notebook without jupytext's server parts, which the notebook can still import."""
 
     PROBE = """
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import grade_worker
-cells = grade_worker.read_cells(sys.argv[2])
+import json, runpy, sys
+read_cells = runpy.run_path(sys.argv[1])["read_cells"]
+cells = read_cells(sys.argv[2])
 loaded = sorted(name for name in ("jupyter_server", "tornado") if name in sys.modules)
 import jupyter_server, tornado.web  # the notebook's own import works as usual
 print(json.dumps({"cells": len(cells), "loaded while reading": loaded, "imported": tornado.web.__name__}))
@@ -487,7 +486,7 @@ print(json.dumps({"cells": len(cells), "loaded while reading": loaded, "imported
 
     def test_jupytext_reads_without_its_server_parts_and_the_notebook_can_import_them(self):
         done = subprocess.run(
-            [sys.executable, "-I", "-c", self.PROBE, str(WORKER.parent), str(JUPYTER / "magics_correct.md")],
+            [sys.executable, "-I", "-c", self.PROBE, str(WORKER), str(JUPYTER / "magics_correct.md")],
             capture_output=True,
             text=True,
             timeout=120,
