@@ -27,6 +27,20 @@ EIGHT = [
 ]
 
 
+# The limits of a sandbox started directly by a test (booktools.grade_sandbox.Sandbox): the grader's
+# defaults, with a deadline of 60 s that only guards liveness.
+SANDBOX_LIMITS = {
+    "memory_mb": 1024,
+    "cpu_seconds": 60,
+    "file_mb": 16,
+    "processes": 16,
+    "tmpfs_mb": 64,
+    "output_bytes": 2**16,
+    "reply_bytes": 2**20,
+    "timeout": 60,
+}
+
+
 def state(learner):
     """Everything a run of a linear-threshold learner changes, for exact comparisons."""
     out = {"weights": learner.weights.copy(), "bias": learner.bias, "rounds": learner.rounds}

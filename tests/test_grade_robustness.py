@@ -40,6 +40,7 @@ import pytest
 from booktools import grade as grade_tool
 from booktools import grade_sandbox as sandbox
 from booktools.judge import JUDGE_GRACE
+from examples import SANDBOX_LIMITS
 from onlinelib import plain_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -384,20 +385,10 @@ def start_sandbox(tmp_path: Path, name: str, notebook: bytes, extra_library: dic
     (box / name).write_bytes(notebook)
     for path in (tmp_path, box, box / name):
         path.chmod(0o755)
-    limits = {
-        "memory_mb": 1024,
-        "cpu_seconds": 60,
-        "file_mb": 16,
-        "processes": 16,
-        "tmpfs_mb": 64,
-        "output_bytes": 2**16,
-        "reply_bytes": 2**20,
-        "timeout": 60,
-    }
     return sandbox.Sandbox(
         box,
         library,
-        limits,
+        SANDBOX_LIMITS,
         time.monotonic() + 60,
         bwrap=sandbox.find_bwrap(),
         name=f"onlinelib-grade-test-{os.getpid()}",

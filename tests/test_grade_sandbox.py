@@ -21,6 +21,7 @@ import onlinelib as ol
 from booktools import checks
 from booktools import grade as grade_tool
 from booktools import grade_sandbox as sandbox
+from examples import SANDBOX_LIMITS
 from onlinelib import grading, plain_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -323,16 +324,7 @@ def make_object(n):
 """
 
 
-LIMITS = {
-    "memory_mb": 1024,
-    "cpu_seconds": 60,
-    "file_mb": 16,
-    "processes": 16,
-    "tmpfs_mb": 64,
-    "output_bytes": 2**16,
-    "reply_bytes": 2**20,
-    "timeout": 60,
-}
+LIMITS = SANDBOX_LIMITS
 
 
 def notebook_box(tmp_path: Path, cells: list[str]) -> tuple[Path, Path]:
