@@ -5,8 +5,8 @@ environment (its editable install puts the repository root on ``sys.path``; the 
 onlinelib only); ``python -m booktools --help`` lists the commands. Each module also has a
 ``main(argv)`` that tests call directly.
 
-- ``grade``: grades a folder of submitted notebooks (``grade``, ``judge``, ``grade_sandbox``,
-  ``grade_worker``, and ``checks``, the hidden tests' engine);
+- ``grade``: grades a folder of submitted notebooks (the package ``grading``: its command line,
+  sandbox, worker, judge, outputs, written answers and ``checks``, the hidden tests' engine);
 - ``student-edition``: strips solutions and lecturer-only material, builds the student edition;
 - ``pdf``: prints the built book into one PDF;
 - ``browser-check``: opens every built page in headless Chromium (offline, axe, screenshots);

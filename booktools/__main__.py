@@ -6,7 +6,7 @@ import importlib
 import sys
 
 COMMANDS = {
-    "grade": ("booktools.grade", "grade a folder of submitted notebooks into a CSV and feedback files"),
+    "grade": ("booktools.grading.cli", "grade a folder of submitted notebooks into a CSV and feedback files"),
     "student-edition": ("booktools.student_edition", "build the student edition (no solutions)"),
     "handout": ("booktools.handout", "write an assignment's hand-out: notebook and public checks, no solutions"),
     "pdf": ("booktools.pdf_edition", "print the built book into one PDF"),

@@ -27,7 +27,7 @@ EIGHT = [
 ]
 
 
-# The limits of a sandbox started directly by a test (booktools.grade_sandbox.Sandbox): the grader's
+# The limits of a sandbox started directly by a test (booktools.grading.sandbox.Sandbox): the grader's
 # defaults, with a deadline of 60 s that only guards liveness.
 SANDBOX_LIMITS = {
     "memory_mb": 1024,

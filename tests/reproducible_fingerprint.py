@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 import onlinelib as ol
-from booktools import grade
+from booktools.grading.hidden import HIDDEN_DIR, load_hidden, public_checks_text
 
 
 def _feed(value, h, depth: int = 0) -> None:
@@ -135,11 +135,11 @@ def streams() -> dict:
 def recorded() -> dict:
     """Every public-checks file's text, and every hidden file's inputs."""
     out = {}
-    for path in sorted(grade.HIDDEN_DIR.glob("*_hidden.py")):
-        hidden = grade.load_hidden(path)
+    for path in sorted(HIDDEN_DIR.glob("*_hidden.py")):
+        hidden = load_hidden(path)
         name = path.name[: -len("_hidden.py")]
         if hasattr(hidden, "public_checks"):
-            out[f"public:{name}"] = hashlib.sha256(grade.public_checks_text(hidden).encode()).hexdigest()
+            out[f"public:{name}"] = hashlib.sha256(public_checks_text(hidden).encode()).hexdigest()
         for part in ("cases", "streams", "certificates"):
             if callable(getattr(hidden, part, None)):
                 out[f"hidden:{name}.{part}"] = digest(getattr(hidden, part)())

@@ -65,14 +65,17 @@ def test_an_unknown_command_exits_2_with_the_list():
 def test_no_tool_or_test_changes_the_import_path():
     """Tests import ``booktools.x`` and ``_ext.x``; tools import each other as ``booktools.x``.
 
-    Two exceptions, both mechanisms of the grader: the sandboxed worker (``grade_worker.py``) puts
+    Two exceptions, both mechanisms of the grader: the sandboxed worker (``grading/worker.py``) puts
     the assignment's stubbed copy of onlinelib first on its own ``sys.path``, and the grader imports
-    the lecturer's hidden-tests files from their folder (``judge.load_hidden``)."""
-    allowed = {("booktools/grade_worker.py", "sys.path.insert"), ("booktools/judge.py", "spec_from_file_location")}
+    the lecturer's hidden-tests files from their folder (``hidden.load_hidden``)."""
+    allowed = {
+        ("booktools/grading/worker.py", "sys.path.insert"),
+        ("booktools/grading/hidden.py", "spec_from_file_location"),
+    }
     pattern = re.compile(r"sys\.path\.(insert|append|extend)|sys\.path\s*\+?=|spec_from_file_location")
     files = [
         ROOT / "conftest.py",
-        *sorted((ROOT / "booktools").glob("*.py")),
+        *sorted((ROOT / "booktools").rglob("*.py")),
         *sorted((ROOT / "tests").rglob("*.py")),
         *sorted((ROOT / "_ext").glob("*.py")),
     ]

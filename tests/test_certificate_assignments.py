@@ -37,10 +37,11 @@ import numpy as np
 import pytest
 
 import onlinelib as ol
-from booktools import checks, manual
-from booktools import grade as grade_tool
-from booktools import grade_sandbox as sandbox
-from booktools.judge import hidden_parts
+from booktools.grading import checks
+from booktools.grading.answers import extract_answers
+from booktools.grading.hidden import hidden_parts, load_hidden
+from booktools.grading.library import assignment_library, resolve_forbidden
+from booktools.grading.questions import questions_from_hidden
 from examples import python_calls
 from onlinelib.certificates import verify_certificate
 
@@ -55,7 +56,7 @@ NAMES = CERTIFICATES + MIXED
 @cache
 def hidden(name):
     """An assignment's hidden tests, loaded as the grader loads them (once per test session)."""
-    return grade_tool.load_hidden(LECTURER / f"{name}_hidden.py")
+    return load_hidden(LECTURER / f"{name}_hidden.py")
 
 
 def parts(name):
@@ -835,7 +836,7 @@ SHORTCUTS = {
 
 @pytest.mark.parametrize("name", NAMES)
 def test_forbidden_entries_resolve(name):
-    resolved = sandbox.resolve_forbidden(hidden(name).FORBIDDEN)
+    resolved = resolve_forbidden(hidden(name).FORBIDDEN)
     assert resolved and all(module.startswith("onlinelib") for module in resolved)
 
 
@@ -844,7 +845,7 @@ def test_the_graded_library_removes_the_shortcuts_and_keeps_what_the_public_chec
     """In the copy of onlinelib a graded notebook sees, every shortcut raises ForbiddenInAssignment,
     and the notebook with correct code runs its public checks to "All checks passed." without
     touching anything removed (the verifiers and what they call stay)."""
-    sandbox.assignment_library(hidden(name).FORBIDDEN, name, tmp_path / "lib")
+    assignment_library(hidden(name).FORBIDDEN, name, tmp_path / "lib")
     shutil.copyfile(ASSIGNMENTS / f"{name}_public.json", tmp_path / f"{name}_public.json")
     cells = []
     for cell in code_cells(name):
@@ -894,12 +895,12 @@ def test_the_graded_library_removes_the_shortcuts_and_keeps_what_the_public_chec
 
 @pytest.mark.parametrize("name", MIXED)
 def test_mixed_notebooks_have_one_answer_cell_per_question(name):
-    questions = manual.questions_from_hidden(hidden(name).QUESTIONS)
+    questions = questions_from_hidden(hidden(name).QUESTIONS)
     assert questions and all(3 <= len(q.items) <= 5 for q in questions)
     cells = [c for c in notebook(name).cells if c.cell_type == "markdown" and "answer" in c.metadata.get("tags", [])]
     assert sorted(c.metadata["question"] for c in cells) == sorted(q.id for q in questions)
     assert all("Write your proof here" in c.source for c in cells)
-    answers, problems = manual.extract_answers(ASSIGNMENTS / f"{name}.md", questions)
+    answers, problems = extract_answers(ASSIGNMENTS / f"{name}.md", questions)
     assert not problems and set(answers) == {q.id for q in questions}, (answers, problems)
 
 
@@ -988,6 +989,6 @@ def test_the_grader_grades_the_parts_and_collects_the_answers(graded, name):
     assert missing["status"] == "graded", missing
     assert float(missing["score"]) == pytest.approx(full.max_score - first_points), (missing, first)
     assert first in missing["feedback"], missing
-    answers = (out.with_name(out.stem + "_review") / "answers.json").read_text(encoding="utf-8")
+    answers = out.with_name(out.stem + "_answers.json").read_text(encoding="utf-8")
     question = hidden(name).QUESTIONS[0]["id"]
     assert PROOFS[question][:30] in answers.replace("\\\\", "\\"), answers[:500]

@@ -1,4 +1,4 @@
-"""Tests of booktools.checks, the lecturer's grading engine: the hidden tests against the live reference.
+"""Tests of booktools.grading.checks, the lecturer's grading engine: the hidden tests against the live reference.
 
 ``compare_functions`` and ``compare_learners`` (the hidden tests of every assignment, chapters 1-8)
 and ``record_public_checks`` (``python -m booktools grade --write-public-checks``). They decide each
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import onlinelib as ol
-from booktools import checks
-from booktools.grade_sandbox import RemoteError, RemoteNotImplementedError, SandboxFailure
+from booktools.grading import checks
+from booktools.grading.sandbox import RemoteError, RemoteNotImplementedError, SandboxFailure
 from onlinelib import grading
 from test_grading import Halving, line_stream, reference_drift, reference_halving, reference_rwma, reference_sizes
 

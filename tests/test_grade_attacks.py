@@ -31,13 +31,13 @@ from pathlib import Path
 
 import pytest
 
-from booktools import grade_sandbox
+from booktools.grading.isolation import find_bwrap
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKS = ROOT / "tests" / "submissions" / "attacks"
 
 pytestmark = pytest.mark.skipif(
-    grade_sandbox.find_bwrap() is None,
+    find_bwrap() is None,
     reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it and runs these",
 )
 
@@ -134,6 +134,7 @@ TIMEOUT = 15  # seconds per submission: the honest ones need about 1, more while
 # here rather than at the deadline (or at the deadline on a machine too loaded to give it 5 s).
 CPU_SECONDS = 5
 FORMULA = re.compile(r"^[=+\-@\t\r]")
+CELL_ERRORS = "errors in the notebook's cells:"  # what the feedback of a graded row with cell errors says
 
 
 def add_runtime_entries(folder: Path) -> None:
@@ -319,6 +320,9 @@ def test_every_attack_gets_its_expected_outcome(graded, assignment):
             row["status"] not in statuses
             or (want is not None and got != want)
             or not re.search(pattern, row["feedback"], flags=re.S)
+            # an attack that expects full marks raises in a cell if it gets through; since issue 35 that
+            # costs no marks (its class is in another cell), so the error is looked for in the feedback
+            or (score == FULL and CELL_ERRORS in row["feedback"])
         ):
             problems.append(
                 f"{name!r}: expected {sorted(statuses)} with {want}, got {row['status']} "

@@ -26,7 +26,7 @@ needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the grad
 HIDDEN = """
 from fractions import Fraction
 
-from booktools import checks
+from booktools.grading import checks
 
 PARTS = {"double": "function", "stream": "certificate"}
 TITLE = "Demo: code, a certificate and a proof"
@@ -232,8 +232,11 @@ def test_a_student_with_two_files_is_flagged_and_a_bad_rubric_stops_with_its_row
     bad = tmp_path / "bad.csv"
     rubric = (tmp_path / "scores_review" / "rubric.csv").read_text(encoding="utf-8").splitlines()
     header, first = rubric[0], rubric[1].split(",")
-    first[header.split(",").index("points")] = "7"
+    first[header.split(",").index('"points"')] = '"7"'  # every field of the grader's CSV is quoted (issue 35)
     bad.write_text("\n".join([header, ",".join(first)]) + "\n", encoding="utf-8")
     result = run_grade(twice, out, hidden_dir, "--merge-manual", str(bad))
     assert result.returncode != 0 and "--merge-manual" in result.stderr and "points" in result.stderr
-    assert json.loads((tmp_path / "scores_review" / "answers.json").read_text())
+    # the answers are kept beside OUT, owner-only, never in the review folder (issue 35)
+    assert json.loads((tmp_path / "scores_answers.json").read_text())
+    assert not (tmp_path / "scores_review" / "answers.json").exists()
+    assert (tmp_path / "scores_answers.json").stat().st_mode & 0o077 == 0

@@ -2,7 +2,7 @@
 
 * Each feedback file is named after its submission without the suffix (``alice.ipynb`` →
   ``alice.md``, ``s1/work.ipynb`` → ``s1__work.md``), with a hash of the full name when two
-  submissions would share a name or the name is not plain (``grade.feedback_names``).
+  submissions would share a name or the name is not plain (``feedback_names``).
 * ``scores.csv`` has, after its fixed columns, one column per check of the reference's report,
   ``NAME [MAX]``, holding the points earned (empty for a notebook that was not graded), and the
   run ends with the checks failed most often.
@@ -29,8 +29,18 @@ from pathlib import Path
 
 import pytest
 
-from booktools import grade as grade_tool
-from booktools.judge import load_hidden
+from booktools.grading import cli as grade_tool
+from booktools.grading.feedback import (
+    FEEDBACK_MARKER,
+    FeedbackFolder,
+    check_feedback_dir,
+    feedback_name,
+    feedback_names,
+)
+from booktools.grading.hidden import load_hidden
+from booktools.grading.run import Grader
+from booktools.grading.scores import FIELDS, check_cells, check_columns, most_failed, read_previous_rows
+from booktools.grading.text import fmt_score
 from onlinelib.grading import Check, GradeReport
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,33 +61,33 @@ def digest(name: str) -> str:
 
 
 def test_a_submission_alone_is_named_by_its_stem():
-    names = grade_tool.feedback_names(["alice.md", "bob.ipynb", "s1/work.ipynb", "s2/deep/er/hand-in.v2.md"])
+    names = feedback_names(["alice.md", "bob.ipynb", "s1/work.ipynb", "s2/deep/er/hand-in.v2.md"])
     assert names == {
         "alice.md": "alice.md",
         "bob.ipynb": "bob.md",
         "s1/work.ipynb": "s1__work.md",
         "s2/deep/er/hand-in.v2.md": "s2__deep__er__hand-in.v2.md",
     }
-    assert grade_tool.feedback_name("alice.md") == "alice.md"
+    assert feedback_name("alice.md") == "alice.md"
 
 
 def test_two_submissions_with_one_stem_both_get_the_hash_of_their_full_name():
-    names = grade_tool.feedback_names(["alice.md", "alice.ipynb", "bob.md"])
+    names = feedback_names(["alice.md", "alice.ipynb", "bob.md"])
     assert names["alice.md"] == f"alice-{digest('alice.md')}.md"
     assert names["alice.ipynb"] == f"alice-{digest('alice.ipynb')}.md"
     assert names["bob.md"] == "bob.md", "only the ambiguous names change"
     # a folder flattened onto a file's name, and names that differ only in case, are ambiguous too
-    flat = grade_tool.feedback_names(["s1/work.md", "s1__work.ipynb", "Carol.md", "carol.ipynb"])
+    flat = feedback_names(["s1/work.md", "s1__work.ipynb", "Carol.md", "carol.ipynb"])
     assert all(HASHED.search(name) for name in flat.values()) and len(set(flat.values())) == 4
     assert len({name.lower() for name in flat.values()}) == 4
 
 
 def test_the_rule_is_stable_and_does_not_depend_on_the_order():
     submissions = ["alice.md", "alice.ipynb", "x/y.md", "a b.md", "z.md"]
-    names = grade_tool.feedback_names(submissions)
-    assert names == grade_tool.feedback_names(reversed(submissions)) == grade_tool.feedback_names(submissions * 2)
+    names = feedback_names(submissions)
+    assert names == feedback_names(reversed(submissions)) == feedback_names(submissions * 2)
     # a name is the same in a run of different submissions unless they clash with it
-    assert grade_tool.feedback_names(["z.md", "other.ipynb"])["z.md"] == names["z.md"] == "z.md"
+    assert feedback_names(["z.md", "other.ipynb"])["z.md"] == names["z.md"] == "z.md"
 
 
 WEIRD = [
@@ -100,7 +110,7 @@ WEIRD = [
 
 
 def test_unsafe_names_are_made_safe_short_and_distinct():
-    names = grade_tool.feedback_names(WEIRD)
+    names = feedback_names(WEIRD)
     files = list(names.values())
     assert len(set(files)) == len(files) == len(WEIRD)
     for submission, file in names.items():
@@ -122,24 +132,25 @@ def report(*checks: tuple[str, float, float]) -> GradeReport:
 
 def test_one_column_per_check_of_the_reference_named_with_its_maximum():
     reference = report(("random", 1, 1), ("=SUM(A1)", 2, 2), ("random", 0.5, 0.5))
-    columns = grade_tool.check_columns(reference)
-    assert [c.header for c in columns] == ["random [1]", "'=SUM(A1) [2]", "random (2) [0.5]"]
+    columns = check_columns(reference)
+    # headers are kept as the check's name says; the CSV writer neutralises "=SUM(A1) [2]" (issue 35)
+    assert [c.header for c in columns] == ["random [1]", "=SUM(A1) [2]", "random (2) [0.5]"]
     student = report(("random", 0, 1), ("random", 0.5, 0.5), ("extra", 1, 1))  # no "=SUM(A1)"
-    cells = grade_tool.check_cells({"status": "graded", "checks": student.checks}, columns)
-    assert cells == {"random [1]": "0", "'=SUM(A1) [2]": "0", "random (2) [0.5]": "0.5"}
-    assert set(grade_tool.check_cells({"status": "timeout", "checks": []}, columns).values()) == {""}
+    cells = check_cells({"status": "graded", "checks": student.checks}, columns)
+    assert cells == {"random [1]": "0", "=SUM(A1) [2]": "0", "random (2) [0.5]": "0.5"}
+    assert set(check_cells({"status": "timeout", "checks": []}, columns).values()) == {""}
 
 
 def test_the_summary_names_the_checks_failed_most_often():
-    columns = grade_tool.check_columns(report(("a", 1, 1), ("b", 1, 1), ("c", 2, 2), ("d", 1, 1)))
+    columns = check_columns(report(("a", 1, 1), ("b", 1, 1), ("c", 2, 2), ("d", 1, 1)))
     cells = [
         {"a [1]": "1", "b [1]": "0", "c [2]": "1", "d [1]": "0"},
         {"a [1]": "1", "b [1]": "0", "c [2]": "2", "d [1]": "1"},
         {"a [1]": "", "b [1]": "", "c [2]": "", "d [1]": ""},  # not graded: counts for no check
     ]
     rows = [{"check_cells": c} for c in cells]
-    assert grade_tool.most_failed(rows, columns) == "most failed checks: b (2 of 2), c (1 of 2), d (1 of 2)"
-    assert grade_tool.most_failed(rows[1:2], columns[:1]) is None
+    assert most_failed(rows, columns) == "most failed checks: b (2 of 2), c (1 of 2), d (1 of 2)"
+    assert most_failed(rows[1:2], columns[:1]) is None
 
 
 def write_csv(path: Path, fields: list[str], rows: list[list[str]]) -> None:
@@ -151,15 +162,15 @@ def write_csv(path: Path, fields: list[str], rows: list[list[str]]) -> None:
 
 def test_an_earlier_csv_is_read_with_its_per_check_cells(tmp_path):
     out = tmp_path / "scores.csv"
-    write_csv(out, [*grade_tool.FIELDS, "a [1]", "b [2]"], [["x.md", "x", "3", "3", "graded", "ok", "1", "2"]])
-    rows, headers = grade_tool.read_previous_rows(out)
+    write_csv(out, [*FIELDS, "a [1]", "b [2]"], [["x.md", "x", "3", "3", "graded", "ok", "1", "2"]])
+    rows, headers = read_previous_rows(out)
     assert headers == ["a [1]", "b [2]"] and rows[0]["check_cells"] == {"a [1]": "1", "b [2]": "2"}
-    write_csv(out, grade_tool.FIELDS, [["x.md", "x", "3", "3", "graded", "ok"]])  # an older grader's CSV
-    rows, headers = grade_tool.read_previous_rows(out)
+    write_csv(out, FIELDS, [["x.md", "x", "3", "3", "graded", "ok"]])  # an older grader's CSV
+    rows, headers = read_previous_rows(out)
     assert headers == [] and rows[0]["score"] == 3
-    write_csv(out, ["student", *grade_tool.FIELDS], [["x", "x.md", "x", "3", "3", "graded", "ok"]])
+    write_csv(out, ["student", *FIELDS], [["x", "x.md", "x", "3", "3", "graded", "ok"]])
     with pytest.raises(SystemExit, match="not a grades file"):
-        grade_tool.read_previous_rows(out)
+        read_previous_rows(out)
 
 
 # -- which feedback folders the grader may replace ----------------------------------------------------------------
@@ -167,20 +178,20 @@ def test_an_earlier_csv_is_read_with_its_per_check_cells(tmp_path):
 
 def test_only_a_folder_the_grader_made_or_an_empty_one_is_replaced(tmp_path):
     keep = [tmp_path / "scores.csv", tmp_path / "subs"]
-    assert grade_tool.check_feedback_dir(tmp_path / "new", keep) is None
+    assert check_feedback_dir(tmp_path / "new", keep) is None
     (tmp_path / "empty").mkdir()
-    assert grade_tool.check_feedback_dir(tmp_path / "empty", keep) is None
+    assert check_feedback_dir(tmp_path / "empty", keep) is None
     home = tmp_path / "home"
     home.mkdir()
     (home / "thesis.tex").write_text("years of work")
-    assert "not made by this grader" in grade_tool.check_feedback_dir(home, keep)
-    (home / grade_tool.FEEDBACK_MARKER).write_text("")
-    assert grade_tool.check_feedback_dir(home, keep) is None
-    assert "would hold" in grade_tool.check_feedback_dir(tmp_path, keep), "the folder of the CSV itself"
+    assert "not made by this grader" in check_feedback_dir(home, keep)
+    (home / FEEDBACK_MARKER).write_text("")
+    assert check_feedback_dir(home, keep) is None
+    assert "would hold" in check_feedback_dir(tmp_path, keep), "the folder of the CSV itself"
     (tmp_path / "file").write_text("")
-    assert "not a folder" in grade_tool.check_feedback_dir(tmp_path / "file", keep)
+    assert "not a folder" in check_feedback_dir(tmp_path / "file", keep)
     (tmp_path / "link").symlink_to(home)
-    assert "not a folder" in grade_tool.check_feedback_dir(tmp_path / "link", keep)
+    assert "not a folder" in check_feedback_dir(tmp_path / "link", keep)
 
 
 def test_a_killed_runs_half_written_folder_goes_at_the_next_run(tmp_path):
@@ -196,8 +207,8 @@ def test_a_killed_runs_half_written_folder_goes_at_the_next_run(tmp_path):
         path.mkdir()
         (path / "alice.md").write_text("feedback")
         if kind != "not the grader's":
-            (path / grade_tool.FEEDBACK_MARKER).write_text("")
-    folder = grade_tool.FeedbackFolder(final)
+            (path / FEEDBACK_MARKER).write_text("")
+    folder = FeedbackFolder(final)
     assert not leftovers["killed"].exists()
     assert leftovers["running"].exists() and leftovers["not the grader's"].exists()
     assert folder.path.exists() and folder.path not in leftovers.values()
@@ -229,7 +240,7 @@ def read_rows(out: Path) -> tuple[list[str], dict[str, dict]]:
 
 def reference_headers() -> list[str]:
     hidden = load_hidden(ROOT / "book" / "assignments" / "lecturer" / "halving_hidden.py")
-    return [f"{c.name} [{grade_tool._fmt(c.max_points)}]" for c in hidden.grade(hidden.REFERENCE).checks]
+    return [f"{c.name} [{fmt_score(c.max_points)}]" for c in hidden.grade(hidden.REFERENCE).checks]
 
 
 @pytest.fixture(scope="module")
@@ -255,7 +266,7 @@ def test_each_check_has_a_column_with_the_points_earned(graded):
     folder, out, status, err = graded
     assert status == 0, err[-3000:]
     fields, rows = read_rows(out)
-    assert fields == [*grade_tool.FIELDS, *reference_headers()] and len(fields) == 6 + FIVE
+    assert fields == [*FIELDS, *reference_headers()] and len(fields) == 6 + FIVE
     assert fields[6] == "thresholds on 31 points, random [1]"
     checks = fields[6:]
     assert [rows["correct.ipynb"][c] for c in checks] == ["1"] * FIVE
@@ -272,8 +283,8 @@ def test_the_feedback_files_are_named_by_the_rule(graded):
     folder, out, status, _ = graded
     feedback = out.with_name("scores_feedback")
     files = {p.name for p in feedback.iterdir()}
-    names = grade_tool.feedback_names(SUBMISSIONS)
-    assert files == {*names.values(), grade_tool.FEEDBACK_MARKER}
+    names = feedback_names(SUBMISSIONS)
+    assert files == {*names.values(), FEEDBACK_MARKER}
     assert {"correct.md", "subtly_wrong.md", "s1__work.md", "notes.md"} <= files
     assert names["a.md"] == f"a-{digest('a.md')}.md" and names["a.ipynb"] == f"a-{digest('a.ipynb')}.md"
     assert "**Score:** 5/5" in (feedback / names["a.ipynb"]).read_text(encoding="utf-8")
@@ -289,8 +300,8 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def test_grading_again_into_the_same_out_needs_force(graded, monkeypatch):
     folder, out, status, _ = graded
     before = snapshot(out.parent)
-    monkeypatch.setattr(grade_tool.Grader, "grade", lambda *a: pytest.fail("graded although OUT exists"))
-    monkeypatch.setattr(grade_tool.Grader, "check_environment", lambda *a: pytest.fail("started grading"))
+    monkeypatch.setattr(Grader, "grade", lambda *a: pytest.fail("graded although OUT exists"))
+    monkeypatch.setattr(Grader, "check_environment", lambda *a: pytest.fail("started grading"))
     again, err = run(folder, out)
     assert again == 2, err
     assert f"{out} exists" in err and "--force" in err and "--regrade-errors" in err and "--merge-manual" in err
@@ -315,7 +326,7 @@ def test_force_replaces_the_feedback_folder_as_a_whole(graded, tmp_path):
     assert status == 0, err[-3000:]
     assert set(read_rows(mine)[1]) == {"late.md"}
     files = {p.name for p in (tmp_path / "scores_feedback").iterdir()}
-    assert files == {"late.md", grade_tool.FEEDBACK_MARKER}, "no file of the earlier run survives"
+    assert files == {"late.md", FEEDBACK_MARKER}, "no file of the earlier run survives"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "scores.csv",
         "scores_feedback",
@@ -334,14 +345,14 @@ def test_a_feedback_dir_the_grader_did_not_make_is_never_replaced(tmp_path):
     shutil.copy(HALVING / "syntax_error.md", folder / "one.md")
     out = tmp_path / "scores.csv"
     status, err = run(folder, out, "--feedback-dir", str(home), "--force")
-    assert status == 2 and "not made by this grader" in err and grade_tool.FEEDBACK_MARKER in err, err
+    assert status == 2 and "not made by this grader" in err and FEEDBACK_MARKER in err, err
     assert [p.name for p in home.iterdir()] == ["thesis.tex"] and not out.exists()
     # an empty folder is taken, and is the grader's from then on
     empty = tmp_path / "empty"
     empty.mkdir()
     status, err = run(folder, out, "--feedback-dir", str(empty))
     assert status == 0, err[-3000:]
-    assert {p.name for p in empty.iterdir()} == {"one.md", grade_tool.FEEDBACK_MARKER}
+    assert {p.name for p in empty.iterdir()} == {"one.md", FEEDBACK_MARKER}
 
 
 @needs_bwrap
@@ -374,6 +385,6 @@ def test_regrade_errors_keeps_the_other_rows_cells_and_feedback_files(graded, tm
     assert again["subtly_wrong.md"]["status"] == "graded"
     assert (feedback / "correct.md").read_text() == "kept as it was"
     assert "first difference" in (feedback / "subtly_wrong.md").read_text(encoding="utf-8")
-    names = grade_tool.feedback_names(SUBMISSIONS)
-    assert {p.name for p in feedback.iterdir()} == {*names.values(), grade_tool.FEEDBACK_MARKER}
+    names = feedback_names(SUBMISSIONS)
+    assert {p.name for p in feedback.iterdir()} == {*names.values(), FEEDBACK_MARKER}
     assert snapshot(feedback)[names["a.md"]] == snapshot(out.with_name("scores_feedback"))[names["a.md"]]

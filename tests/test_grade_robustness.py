@@ -37,9 +37,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from booktools import grade as grade_tool
-from booktools import grade_sandbox as sandbox
-from booktools.judge import JUDGE_GRACE
+import onlinelib
+from booktools.grading import cli as grade_tool
+from booktools.grading import sandbox
+from booktools.grading.collect import find_submissions
+from booktools.grading.feedback import feedback_names
+from booktools.grading.hidden import load_hidden
+from booktools.grading.isolation import find_bwrap
+from booktools.grading.judge import JUDGE_GRACE
+from booktools.grading.library import assignment_library
+from booktools.grading.text import scrub
 from examples import SANDBOX_LIMITS
 from onlinelib import plain_data
 
@@ -48,7 +55,7 @@ HOSTILE = ROOT / "tests" / "submissions" / "hostile"
 LECTURER = ROOT / "book" / "assignments" / "lecturer"
 
 needs_bwrap = pytest.mark.skipif(
-    sandbox.find_bwrap() is None and not os.environ.get("CI"),
+    find_bwrap() is None and not os.environ.get("CI"),
     reason="bubblewrap is not installed (apt-get install bubblewrap); CI installs it and runs these",
 )
 
@@ -111,7 +118,7 @@ def copy_folder(source: Path, tmp_path: Path) -> Path:
 def test_control_a_blocking_write_of_the_first_request_waits_forever():
     """The first request of the halving hidden tests is larger than a one-page pipe: a blocking
     write of it to a pipe nobody reads never returns (here: not within 2 s)."""
-    hidden = grade_tool.load_hidden(LECTURER / "halving_hidden.py")
+    hidden = load_hidden(LECTURER / "halving_hidden.py")
     stream = hidden.streams()[0]
     request = (
         json.dumps(
@@ -296,7 +303,7 @@ def test_a_deep_folder_gets_one_row_and_the_walk_is_bounded(tmp_path, deep_folde
     (top / "a.md").write_text("x")
     with pytest.raises(RecursionError):  # the control: the old walk cannot list it
         _old_recursive_walk(top)
-    entries = grade_tool.find_submissions(top)
+    entries = find_submissions(top)
     assert [e[0] for e in entries if e[2] is None] == ["a.md"]
     skipped = [e for e in entries if e[2] is not None]
     assert len(skipped) == 1 and skipped[0][0] == "d/" * 32 + "d/", skipped[0][0][:80]
@@ -308,9 +315,9 @@ def test_a_folder_with_too_many_entries_gets_one_row_for_the_rest(tmp_path):
     top.mkdir()
     for i in range(30):
         (top / f"{i:02d}.md").write_text("x")
-    entries = grade_tool.find_submissions(top, max_entries=10)
+    entries = find_submissions(top, max_entries=10)
     assert len(entries) == 1 and entries[0][2][0] == "skipped" and "more than 10 entries" in entries[0][2][1]
-    assert len(grade_tool.find_submissions(top, max_entries=30)) == 30
+    assert len(find_submissions(top, max_entries=30)) == 30
 
 
 # -- the judge: the lecturer's hidden tests bounded in time and memory ----------------------------------------
@@ -362,22 +369,21 @@ if _os.path.exists({marker!r}):  # the students' notebooks (.md), not the grader
 
 def _sabotaged_library(monkeypatch, code: str, file: str = "__init__.py") -> None:
     """Make the grader's library copy run ``code`` when the worker imports it (before it is ready)."""
-    original = sandbox.assignment_library
 
-    def assignment_library(forbidden, assignment, dest):
-        removed = original(forbidden, assignment, dest)
+    def sabotaged(forbidden, assignment, dest):
+        removed = assignment_library(forbidden, assignment, dest)
         target = dest / "onlinelib" / file if file == "__init__.py" else dest / file
         target.write_text((target.read_text() if target.exists() else "") + code)
         return removed
 
-    monkeypatch.setattr(sandbox, "assignment_library", assignment_library)
+    monkeypatch.setattr(grade_tool, "assignment_library", sabotaged)  # the name the command line calls
 
 
 def start_sandbox(tmp_path: Path, name: str, notebook: bytes, extra_library: dict | None = None) -> sandbox.Sandbox:
     """One sandboxed worker (as the grader starts it) for the notebook ``notebook`` saved as ``name``,
     with the whole library, plus ``extra_library`` files (name -> text) put first on its path."""
     library = tmp_path / "lib"
-    sandbox.assignment_library([], "halving", library)
+    assignment_library([], "halving", library)
     for file, text in (extra_library or {}).items():
         (library / file).write_text(text)
     box = tmp_path / "box"
@@ -390,7 +396,7 @@ def start_sandbox(tmp_path: Path, name: str, notebook: bytes, extra_library: dic
         library,
         SANDBOX_LIMITS,
         time.monotonic() + 60,
-        bwrap=sandbox.find_bwrap(),
+        bwrap=find_bwrap(),
         name=f"onlinelib-grade-test-{os.getpid()}",
     )
 
@@ -441,7 +447,7 @@ def test_a_worker_killed_while_starting_is_a_grader_error_then_regraded(tmp_path
 def test_control_a_worker_killed_while_starting_looks_like_a_crash(tmp_path):
     """What the old grader wrote on the student's row: "crashed", score 0. The failure is the same
     one (the sandbox reports a crash); only the phase tells that no student code had run."""
-    library_init = Path(sandbox.onlinelib.__file__).read_text(encoding="utf-8")
+    library_init = Path(onlinelib.__file__).read_text(encoding="utf-8")
     kill = KILL_ON_IMPORT.format(marker="/submission/submission.md")
     with pytest.raises(sandbox.SandboxFailure) as info:
         start_sandbox(
@@ -609,7 +615,7 @@ def test_feedback_is_scrubbed_of_this_machines_paths():
         f"File {ROOT}/booktools/x.py, {sys.prefix}/lib/python3.11/site-packages/numpy/__init__.py, "
         f"/tmp/grade-abc123/submission/submission.md, {Path.home()}/notes"
     )
-    clean = grade_tool.scrub(text)
+    clean = scrub(text)
     for path in host_strings() + ["/tmp/grade-abc123"]:
         assert path not in clean, (path, clean)
     assert "<repository>/booktools/x.py" in clean and "<tmp>/submission/submission.md" in clean
@@ -617,7 +623,7 @@ def test_feedback_is_scrubbed_of_this_machines_paths():
 
 def test_feedback_file_names_are_stable_and_distinct():
     names = ["a.md", "a_b.md", "a b.md", "a/b.md", "a__b.md", "x" * 300 + ".md", "=HYPERLINK(1).md", "a.ipynb"]
-    files = grade_tool.feedback_names(names)
-    assert len(set(files.values())) == len(names) and files == grade_tool.feedback_names(reversed(names))
+    files = feedback_names(names)
+    assert len(set(files.values())) == len(names) and files == feedback_names(reversed(names))
     assert files["a_b.md"] == "a_b.md" and all(len(f) < 140 and "/" not in f for f in files.values())
     assert files["a.md"] != "a.md" and files["a.md"].startswith("a-"), "a.md beside a.ipynb: both get a hash"

@@ -18,9 +18,13 @@ import numpy as np
 import pytest
 
 import onlinelib as ol
-from booktools import checks
-from booktools import grade as grade_tool
-from booktools import grade_sandbox as sandbox
+from booktools.grading import checks, sandbox
+from booktools.grading.collect import find_submissions, read_notebook
+from booktools.grading.csvfile import csv_cell
+from booktools.grading.hidden import load_hidden, write_public_checks
+from booktools.grading.isolation import CgroupLimits, find_bwrap
+from booktools.grading.library import assignment_library, resolve_forbidden
+from booktools.grading.text import markdown_text
 from examples import SANDBOX_LIMITS
 from onlinelib import grading, plain_data
 
@@ -31,10 +35,10 @@ NAMES = ["halving", "winnow1", "rwma", "kernel_perceptron", "drift_chain", "norm
 
 def hidden_tests(name):
     """An assignment's hidden tests, loaded as the grader loads them."""
-    return grade_tool.load_hidden(LECTURER / f"{name}_hidden.py")
+    return load_hidden(LECTURER / f"{name}_hidden.py")
 
 
-HAVE_BWRAP = sandbox.find_bwrap() is not None
+HAVE_BWRAP = find_bwrap() is not None
 needs_bwrap = pytest.mark.skipif(
     not HAVE_BWRAP and not os.environ.get("CI"),
     reason="bubblewrap is not installed (apt-get install bubblewrap); CI installs it and runs these",
@@ -128,14 +132,14 @@ def test_plain_data_decode_refuses_malformed_input(text, pattern):
 
 def test_the_library_holds_no_reference_solution():
     assert not [name for name in dir(grading) if name.startswith("reference")]
-    text = (ROOT / "onlinelib" / "grading.py").read_text(encoding="utf-8")
+    text = "".join(path.read_text(encoding="utf-8") for path in sorted((ROOT / "onlinelib" / "grading").glob("*.py")))
     assert "def reference_" not in text and "Halving(" not in text
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_hidden_files_define_the_reference_and_what_to_remove(name):
     hidden = hidden_tests(name)
-    targets = sandbox.resolve_forbidden(hidden.FORBIDDEN)
+    targets = resolve_forbidden(hidden.FORBIDDEN)
     assert targets and all(module.startswith("onlinelib.") for module in targets)
     assert hidden.grade(hidden.REFERENCE).passed
 
@@ -151,7 +155,7 @@ def test_hidden_files_define_the_reference_and_what_to_remove(name):
 )
 def test_resolve_forbidden_bad_entries(names, pattern):
     with pytest.raises(ValueError, match=pattern):
-        sandbox.resolve_forbidden(names)
+        resolve_forbidden(names)
 
 
 # -- the public checks are data, recorded from the references ---------------------------------------
@@ -159,15 +163,15 @@ def test_resolve_forbidden_bad_entries(names, pattern):
 
 def test_public_checks_files_are_current(tmp_path):
     """The committed NAME_public.json files equal what the references record now."""
-    assert grade_tool.write_public_checks(check=True) == 0
+    assert write_public_checks(check=True) == 0
     for path in (ROOT / "book" / "assignments").glob("*_public.json"):
         shutil.copyfile(path, tmp_path / path.name)
     stale = tmp_path / "rwma_public.json"
     data = json.loads(stale.read_text())
     data["cases"][0]["expected"]["$array"]["data"][3] += 1e-6
     stale.write_text(json.dumps(data))
-    assert grade_tool.write_public_checks(check=True, assignments=tmp_path) == 1
-    assert grade_tool.write_public_checks(check=False, assignments=tmp_path) == 0
+    assert write_public_checks(check=True, assignments=tmp_path) == 1
+    assert write_public_checks(check=False, assignments=tmp_path) == 0
     assert stale.read_text() == (ROOT / "book" / "assignments" / "rwma_public.json").read_text()
 
 
@@ -217,7 +221,7 @@ def _in_library(lib: Path, code: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("name", NAMES)
 def test_the_stubbed_library_imports_and_every_removed_part_raises(name, tmp_path):
     hidden = hidden_tests(name)
-    removed = sandbox.assignment_library(hidden.FORBIDDEN, name, tmp_path / "lib")
+    removed = assignment_library(hidden.FORBIDDEN, name, tmp_path / "lib")
     assert sum(removed.values()) >= len(hidden.FORBIDDEN)
     code = f"""
         import importlib
@@ -254,7 +258,7 @@ def test_the_stubbed_library_imports_and_every_removed_part_raises(name, tmp_pat
 
 def test_the_stubbed_library_holds_none_of_the_removed_code(tmp_path):
     hidden = hidden_tests("halving")
-    sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
+    assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
     original = (ROOT / "onlinelib" / "version_space.py").read_text(encoding="utf-8")
     copy = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "lib").rglob("*.py"))
     assert "def votes" in original and "def votes" not in copy  # Halving.votes is gone, source and all
@@ -330,7 +334,7 @@ LIMITS = SANDBOX_LIMITS
 def notebook_box(tmp_path: Path, cells: list[str]) -> tuple[Path, Path]:
     """A submission folder holding a notebook of these code cells, and the halving assignment's library."""
     hidden = hidden_tests("halving")
-    sandbox.assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
+    assignment_library(hidden.FORBIDDEN, "halving", tmp_path / "lib")
     inner = tmp_path / "box"
     inner.mkdir(mode=0o755)
     notebook = {
@@ -363,7 +367,7 @@ def start_sandbox(inner: Path, lib: Path, limits: dict, bwrap: str | None) -> sa
 def box(tmp_path):
     inner, lib = notebook_box(tmp_path, [PROBE.replace("REPO", repr(str(ROOT))).replace("MARK", repr(PROBE_MARK))])
     boxes = []
-    found_bwrap = sandbox.find_bwrap()
+    found_bwrap = find_bwrap()
 
     def start(function, bwrap=found_bwrap, kind="learner"):
         sb = start_sandbox(inner, lib, LIMITS, bwrap)
@@ -398,7 +402,7 @@ def test_a_loop_that_spins_ends_at_its_cpu_seconds(tmp_path, cells, status, reas
     import re
 
     inner, lib = notebook_box(tmp_path, cells)
-    sb = start_sandbox(inner, lib, dict(LIMITS, cpu_seconds=1), sandbox.find_bwrap())
+    sb = start_sandbox(inner, lib, dict(LIMITS, cpu_seconds=1), find_bwrap())
     try:
         with pytest.raises(sandbox.SandboxFailure) as info:
             sb.run_notebook("/submission/submission.ipynb", "anything")
@@ -497,13 +501,13 @@ def test_the_unsafe_mode_speaks_the_same_protocol(box):
     reason="needs root and the cgroup v1 pids controller (as in CI)",
 )
 def test_cgroups_of_a_dead_grader_are_removed_and_a_live_ones_kept():
-    prefix = Path("/sys/fs/cgroup/pids") / sandbox.CgroupLimits.PREFIX
+    prefix = Path("/sys/fs/cgroup/pids") / CgroupLimits.PREFIX
     dead_pid = 2**22 + 1  # above pid_max's ceiling, so no process has it
     dead, alive = Path(f"{prefix}{dead_pid}-1"), Path(f"{prefix}{os.getpid()}-999")
     dead.mkdir()
     alive.mkdir()
     try:
-        sandbox.CgroupLimits.remove_stale()
+        CgroupLimits.remove_stale()
         assert not dead.exists() and alive.exists()
     finally:
         for path in (dead, alive):
@@ -544,11 +548,11 @@ def test_without_bubblewrap_the_grader_stops_and_names_the_package(tmp_path):
     ],
 )
 def test_csv_cells_are_text(text, cell):
-    assert grade_tool.csv_cell(text) == cell
+    assert csv_cell(text) == cell
 
 
 def test_markdown_feedback_is_literal():
-    assert grade_tool.markdown_text("[x](http://e) <b>*|") == "\\[x\\](http://e) \\<b\\>\\*\\|"
+    assert markdown_text("[x](http://e) <b>*|") == "\\[x\\](http://e) \\<b\\>\\*\\|"
 
 
 def test_find_submissions_gives_every_entry_a_row(tmp_path):
@@ -563,7 +567,7 @@ def test_find_submissions_gives_every_entry_a_row(tmp_path):
     (tmp_path / "link.md").symlink_to(tmp_path / "a.md")
     (tmp_path / "dirlink").symlink_to(tmp_path / "sub")
     os.mkfifo(tmp_path / "pipe.md")
-    found = {name: problem for name, _, problem in grade_tool.find_submissions(tmp_path)}
+    found = {name: problem for name, _, problem in find_submissions(tmp_path)}
     assert found["a.md"] is None and found["README.md"] is None and found["_draft.md"] is None
     assert found["sub/b.ipynb"] is None
     assert found["notes.txt"][0] == "skipped" and found[".hidden.md"][0] == "skipped"
@@ -575,9 +579,9 @@ def test_find_submissions_gives_every_entry_a_row(tmp_path):
 def test_read_notebook_caps_the_size_before_parsing(tmp_path):
     big = tmp_path / "big.md"
     big.write_bytes(b"x" * (2 * 2**20 + 1))
-    data, problem = grade_tool.read_notebook(big, 2 * 2**20)
+    data, problem = read_notebook(big, 2 * 2**20)
     assert data is None and problem[0] == "rejected" and "2 MB limit" in problem[1]
     (tmp_path / "latin.md").write_bytes("caf\xe9".encode("latin-1"))
-    assert grade_tool.read_notebook(tmp_path / "latin.md", 2**20) == (None, ("unreadable", "not UTF-8 text (byte 3)"))
+    assert read_notebook(tmp_path / "latin.md", 2**20) == (None, ("unreadable", "not UTF-8 text (byte 3)"))
     (tmp_path / "link.md").symlink_to(big)
-    assert grade_tool.read_notebook(tmp_path / "link.md", 2**30)[1][0] == "rejected"
+    assert read_notebook(tmp_path / "link.md", 2**30)[1][0] == "rejected"

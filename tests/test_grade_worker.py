@@ -1,16 +1,17 @@
 """The grader's worker runs a notebook as Jupyter runs it (issue 23, item 3).
 
-``booktools/grade_worker.py`` runs each code cell through IPython's shell: line and cell magics
+``booktools/grading/worker.py`` runs each code cell through IPython's shell: line and cell magics
 that make sense offline, ``from __future__`` imports carried across cells, continuation lines
 that start with ``!=`` or ``%``, top-level ``await``, ``display(...)`` and a cell's last
 expression behave as in JupyterLab; magics and ``!`` commands that reach outside the notebook
 fail their cell with a reason that names them. The old behaviours stay: the statuses and
 reasons with the cell's own line numbers, ``raises-exception`` tags, and a ``SystemExit`` that
-stops the notebook.
+stops the notebook. Since issue 35 a cell's error no longer stops the notebook (the cells after it
+run, and the error is recorded): ``tests/test_cell_errors.py`` tests that.
 
 Without the sandbox, which is fast, the module's ``ran`` fixture runs every notebook of
 ``NOTEBOOKS`` once through the worker started as the grader starts it (``python -I
-grade_worker.py LIBDIR LIMITS``), and every cell of ``CELLS`` through the worker's own
+worker.py LIBDIR LIMITS``), and every cell of ``CELLS`` through the worker's own
 ``run_cell``, in one shell of one process. The last class grades ``tests/submissions/jupyter/``
 with ``python -m booktools grade`` in the real sandbox.
 
@@ -26,6 +27,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -35,10 +37,12 @@ import jupytext
 import nbformat
 import pytest
 
-from booktools import grade_sandbox
+from booktools.grading.hidden import load_hidden
+from booktools.grading.isolation import find_bwrap
+from booktools.grading.library import assignment_library
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKER = ROOT / "booktools" / "grade_worker.py"
+WORKER = ROOT / "booktools" / "grading" / "worker.py"
 JUPYTER = ROOT / "tests" / "submissions" / "jupyter"
 READ_ONLY = ROOT / "tests" / "submissions" / "read_only"
 LIMITS = {"memory_mb": 1024, "cpu_seconds": 60, "file_mb": 16, "processes": 256, "reply_bytes": 4 * 2**20}
@@ -292,7 +296,7 @@ def ran(tmp_path_factory):
     """Every notebook of NOTEBOOKS, and CELLS, run once: {name: run_worker's result, "cells": run_cells's}."""
     base = tmp_path_factory.mktemp("worker")
     library = base / "lib"
-    grade_sandbox.assignment_library(["onlinelib.Halving"], "halving", library)
+    assignment_library(["onlinelib.Halving"], "halving", library)
     with ThreadPoolExecutor(4) as pool:
         futures = {name: pool.submit(run_worker, cells, base / name, library) for name, cells in NOTEBOOKS.items()}
         futures["cells"] = pool.submit(run_cells, base / "cells")
@@ -307,7 +311,14 @@ def value(result):
 
 
 def check_cell(ran, name):
-    assert ran["cells"]["outcomes"][name] == CELLS[name][2]
+    """The cell's status and reason as CELLS says (run_cell's record also has its cell, line and type)."""
+    outcome = ran["cells"]["outcomes"][name]
+    found = None if outcome is None else {key: outcome[key] for key in ("status", "reason")}
+    assert found == CELLS[name][2]
+    if outcome is not None and outcome["status"] != "memory":
+        assert outcome["cell"] == 2 and isinstance(outcome["type"], str), outcome
+        line = re.search(r"line (\d+)", outcome["reason"])
+        assert outcome["line"] == (int(line.group(1)) if line else None), outcome
 
 
 # -- magics that make sense offline ---------------------------------------------------------------
@@ -424,15 +435,30 @@ class TestOldBehaviours:
         check_cell(ran, name)
 
     def test_a_system_exit_stops_the_notebook(self, ran):
+        """Cell 2 (f = len) does not run: f is left undefined by the SystemExit (before issue 35 the
+        outcome was the same status and reason, without the cell and the list of errors)."""
         assert ran["system_exit"]["outcome"] == {
             "status": "error",
             "reason": "code cell 1, line 1 raised SystemExit: 3",
+            "cell": 1,
+            "cell_errors": [
+                {
+                    "status": "error",
+                    "reason": "code cell 1, line 1 raised SystemExit: 3",
+                    "cell": 1,
+                    "line": 1,
+                    "type": "SystemExit",
+                }
+            ],
+            "cell_errors_total": 1,
         }
 
     def test_the_function_is_looked_up_after_the_cells(self, ran):
         assert ran["missing"]["outcome"] == {
             "status": "missing",
             "reason": "the notebook does not define f (keep the name of the stub)",
+            "cell_errors": [],
+            "cell_errors_total": 0,
         }
 
     def test_control_the_stopping_cell_is_what_stops_it(self, ran):
@@ -551,7 +577,7 @@ def read_only_rows(tmp_path_factory):
 
 
 @pytest.mark.skipif(
-    grade_sandbox.find_bwrap() is None,
+    find_bwrap() is None,
     reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it and runs these",
 )
 class TestGradedInTheSandbox:
@@ -563,9 +589,9 @@ class TestGradedInTheSandbox:
 
     def test_control_the_in_place_step_returns_the_right_values(self):
         """Without the argument check it would get full marks: its return values are right."""
-        from booktools import checks, grade
+        from booktools.grading import checks
 
-        hidden = grade.load_hidden(ROOT / "book" / "assignments" / "lecturer" / "normalized_step_hidden.py")
+        hidden = load_hidden(ROOT / "book" / "assignments" / "lecturer" / "normalized_step_hidden.py")
         namespace = {}
         exec(jupytext.read(READ_ONLY / "in_place.md").cells[-1].source, namespace)
         report = checks.compare_functions(namespace["normalized_step"], hidden.REFERENCE, hidden.cases())
@@ -575,10 +601,13 @@ class TestGradedInTheSandbox:
         row = rows["magics_correct.md"]
         assert (row["status"], row["score"]) == ("graded", row["max_score"]), row
 
-    def test_a_shell_command_fails_with_its_reason(self, rows):
+    def test_a_shell_command_fails_its_cell_with_its_reason(self, rows):
+        """The `!ls` cell fails and defines nothing; the learner, in the next cell, is graded (issue 35:
+        before, the refusal stopped the notebook, status error, 0)."""
         row = rows["shell_command.md"]
-        assert (row["status"], row["score"]) == ("error", "0"), row
+        assert (row["status"], row["score"]) == ("graded", row["max_score"]), row
         assert row["feedback"] == (
+            f"{row['max_score']}/{row['max_score']}: all checks passed; errors in the notebook's cells: "
             "code cell 2, line 1: `!ls` runs a shell command, which a graded notebook may not do; remove it"
         )
 

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from booktools import grade as grade_tool
-from booktools import manual
-from booktools.judge import notebook_student
+from booktools.grading.collect import notebook_student, student_of
+from booktools.grading.gradebook import _students, write_gradebook
+from booktools.grading.questions import questions_from_hidden
+from booktools.grading.rubric import ManualMark
 
 
 def _md(path: Path, front: str) -> Path:
@@ -73,7 +74,7 @@ def test_an_ipynb_declares_its_student_in_the_metadata(tmp_path):
     ],
 )
 def test_student_of(row, student):
-    assert grade_tool.student_of(row) == student
+    assert student_of(row) == student
 
 
 def _row(submission, score=3.0, status="graded", student=None, answers=None):
@@ -90,7 +91,7 @@ def _read(path: Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-QUESTIONS = manual.questions_from_hidden(
+QUESTIONS = questions_from_hidden(
     [{"id": "novikoff", "title": "Novikoff", "items": [("a", "first", 1), ("b", "second", 2)]}]
 )
 
@@ -104,10 +105,10 @@ def test_one_row_per_student_and_two_files_are_flagged_not_counted_twice(tmp_pat
         _row("notes.txt", 0.0, status="skipped"),  # no one's hand-in
         _row("renamed.md", 5.0, student="dave"),
     ]
-    students = grade_tool._students(rows)
+    students = _students(rows)
     assert sorted(students) == ["alice", "bob", "carol", "dave"]
     path = tmp_path / "gradebook.csv"
-    duplicates = grade_tool.write_gradebook(path, students, 5.0, (), {})
+    duplicates = write_gradebook(path, students, 5.0, (), {})
     assert duplicates == ["bob"]
     table = {r["student"]: r for r in _read(path)}
     assert list(table["alice"]) == ["student", "automatic", "total", "max", "status"]
@@ -119,23 +120,23 @@ def test_one_row_per_student_and_two_files_are_flagged_not_counted_twice(tmp_pat
 
 def test_the_gradebook_adds_the_merged_marks_per_question(tmp_path):
     rows = [_row("alice.md", 4.0, answers={"novikoff": "proof"}), _row("bob.md", 2.0, answers={})]
-    students = grade_tool._students(rows)
+    students = _students(rows)
     marks = {
         "alice": {
-            "novikoff": manual.ManualMark(
+            "novikoff": ManualMark(
                 "novikoff", Fraction(5, 2), Fraction(3), (("first", Fraction(1), Fraction(1)),), (), "marked"
             )
         },
-        "bob": {"novikoff": manual.ManualMark("novikoff", Fraction(0), Fraction(3), (), (), "no answer")},
+        "bob": {"novikoff": ManualMark("novikoff", Fraction(0), Fraction(3), (), (), "no answer")},
     }
     path = tmp_path / "gradebook.csv"
-    grade_tool.write_gradebook(path, students, 5.0, QUESTIONS, marks)
+    write_gradebook(path, students, 5.0, QUESTIONS, marks)
     table = {r["student"]: r for r in _read(path)}
     assert list(table["alice"]) == ["student", "automatic", "novikoff [3]", "total", "max", "status"]
     assert table["alice"]["novikoff [3]"] == "2.5" and table["alice"]["total"] == "6.5" and table["alice"]["max"] == "8"
     assert table["bob"]["novikoff [3]"] == "0" and table["bob"]["total"] == "2" and table["bob"]["status"] == "ok"
     # before any marking, the question column is empty and the student is "to mark"
-    grade_tool.write_gradebook(path, students, 5.0, QUESTIONS, {})
+    write_gradebook(path, students, 5.0, QUESTIONS, {})
     table = {r["student"]: r for r in _read(path)}
     assert table["alice"]["novikoff [3]"] == "" and table["alice"]["status"] == "to mark"
     assert table["alice"]["total"] == "4"
@@ -145,5 +146,5 @@ def test_a_student_id_that_looks_like_a_formula_is_neutralised(tmp_path):
     rows = [_row("x.md", 1.0, student=None)]
     rows[0]["submission"] = "=cmd.md"
     path = tmp_path / "gradebook.csv"
-    grade_tool.write_gradebook(path, grade_tool._students(rows), 5.0, (), {})
+    write_gradebook(path, _students(rows), 5.0, (), {})
     assert _read(path)[0]["student"] == "'=cmd"

@@ -1,6 +1,6 @@
 """Tests of onlinelib.grading (what a student's notebook runs), the assignments' hidden tests and ``python -m booktools grade``.
 
-The lecturer's engine (``booktools.checks``: the hidden tests against the live reference and the
+The lecturer's engine (``booktools.grading.checks``: the hidden tests against the live reference and the
 recording of the public checks) is tested in tests/test_checks.py, which borrows this file's learners.
 
 The last group runs ``python -m booktools grade`` on tests/submissions/halving, a folder of deliberately
@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 
 import onlinelib as ol
-from booktools import grade as grade_tool
-from booktools.judge import JUDGE_GRACE
+from booktools.grading.hidden import load_hidden
+from booktools.grading.judge import JUDGE_GRACE
 from examples import python_calls
 from onlinelib import grading
 
@@ -38,7 +38,7 @@ SUBMISSIONS = ROOT / "tests" / "submissions" / "halving"
 
 def hidden(name):
     """An assignment's hidden tests, loaded as the grader loads them."""
-    return grade_tool.load_hidden(LECTURER / f"{name}_hidden.py")
+    return load_hidden(LECTURER / f"{name}_hidden.py")
 
 
 # the reference solutions live with the hidden tests, in lecturer material only
@@ -421,7 +421,13 @@ def test_grade_writes_one_row_per_submission(graded):
             "timeout",
             rf"^(used more than its {CPU_SECONDS} s of CPU time|timed out after {TIMEOUT} s) in code cell 3$",
         ),
-        ("raises.md", "0", "error", r"^code cell 3, line 2 raised KeyError: '-1'$"),
+        # a correct class, then a line that raises: the class is graded, the error named (issue 35)
+        (
+            "raises.md",
+            "5",
+            "graded",
+            r"^5/5: all checks passed; errors in the notebook's cells: code cell 3, line 2 raised KeyError: '-1'$",
+        ),
         ("syntax_error.md", "0", "syntax_error", r"^syntax error in code cell 2, line 12: expected ':'$"),
         ("missing_function.md", "0", "missing", r"^the notebook does not define HalvingLearner"),
         ("prints_megabytes.md", "0", "output", r"^printed more than 256 KB in code cell 3$"),

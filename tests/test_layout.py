@@ -183,17 +183,27 @@ def _layout_files() -> set[str]:
 
 def test_the_readme_layout_lists_every_module_of_the_library_and_the_tools():
     """One line per module (DESIGN.md): every module of onlinelib and booktools, and of
-    onlinelib/learning_curves/, is in CONTRIBUTING.md's Layout, and every file listed there exists.
-    ``booktools/__init__.py`` and ``__main__.py`` are named on the ``booktools/`` line itself; the
-    chapter modules on the ``chapters/`` line."""
+    onlinelib/learning_curves/ and onlinelib/grading/, is in CONTRIBUTING.md's Layout, and every
+    file listed there exists. ``booktools/__init__.py`` and ``__main__.py`` are named on the
+    ``booktools/`` line itself; the chapter modules on the ``chapters/`` line."""
     listed = _layout_files()
     modules = {
         path.relative_to(ROOT).as_posix()
-        for folder in ("onlinelib", "booktools", "onlinelib/learning_curves")
+        for folder in ("onlinelib", "booktools", "onlinelib/learning_curves", "onlinelib/grading", "booktools/grading")
         for path in (ROOT / folder).glob("*.py")
     }
-    modules -= {"booktools/__init__.py", "booktools/__main__.py", "onlinelib/learning_curves/__init__.py"}
-    assert {"onlinelib/grading.py", "booktools/checks.py", "onlinelib/learning_curves/theory.py"} <= listed
+    modules -= {
+        "booktools/__init__.py",
+        "booktools/__main__.py",
+        "onlinelib/learning_curves/__init__.py",
+        "onlinelib/grading/__init__.py",
+        "booktools/grading/__init__.py",
+    }
+    assert {
+        "onlinelib/grading/compare.py",
+        "booktools/grading/checks.py",
+        "onlinelib/learning_curves/theory.py",
+    } <= listed
     assert not modules - listed, f"modules without their line in CONTRIBUTING.md's Layout: {sorted(modules - listed)}"
     assert not listed - modules, f"CONTRIBUTING.md's Layout lists files that do not exist: {sorted(listed - modules)}"
 

@@ -34,8 +34,9 @@ from pathlib import Path
 
 import pytest
 
-from booktools import grade_sandbox
-from booktools.grade import load_hidden
+from booktools.grading.hidden import load_hidden
+from booktools.grading.isolation import find_bwrap
+from booktools.grading.library import resolve_forbidden
 
 ROOT = Path(__file__).resolve().parents[1]
 LECTURER = ROOT / "book" / "assignments" / "lecturer"
@@ -638,7 +639,7 @@ def test_the_honest_notebook_code_earns_full_marks(name):
 
 def test_forbidden_names_resolve():
     for name in NAMES:
-        grade_sandbox.resolve_forbidden(hidden(name).FORBIDDEN)
+        resolve_forbidden(hidden(name).FORBIDDEN)
 
 
 # -- through the grader -----------------------------------------------------------------------
@@ -706,7 +707,7 @@ def graded(tmp_path_factory):
 
 
 @pytest.mark.skipif(
-    grade_sandbox.find_bwrap() is None,
+    find_bwrap() is None,
     reason="bubblewrap is not installed (apt-get install bubblewrap); .ci/run installs it",
 )
 @pytest.mark.parametrize("name", NAMES)

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from booktools.grade import load_hidden
+from booktools.grading.hidden import load_hidden
 from examples import python_calls
 
 ROOT = Path(__file__).resolve().parents[1]

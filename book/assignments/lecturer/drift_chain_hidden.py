@@ -8,7 +8,7 @@ import numbers
 from fractions import Fraction
 
 import onlinelib as ol
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "expected_mistakes"
 KIND = "function"  # FUNCTION returns data (the grader calls it on its cases)

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 import onlinelib as ol
-from booktools import checks
-from booktools.judge import load_hidden
+from booktools.grading import checks
+from booktools.grading.hidden import load_hidden
 from onlinelib.certificates import verify_certificate
 
 PARTS = {"weighted_majority_predictions": "function", "weighted_majority_stream": "certificate"}

@@ -7,7 +7,7 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment kernel_perceptron --
 import numpy as np
 
 import onlinelib as ol
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "KernelPerceptronLearner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round

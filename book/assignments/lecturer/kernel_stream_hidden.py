@@ -14,7 +14,7 @@ code, a = n/4 and b = n/8): ``target`` = 2 + t with t = floor((2^a - 1)/2^b) + 1
 import numpy as np
 
 import onlinelib as ol
-from booktools import checks
+from booktools.grading import checks
 from onlinelib.certificates import verify_certificate
 
 FUNCTION = "kernel_perceptron_stream"

@@ -13,7 +13,7 @@ Ldim is computed here once per class and passed as ``optimum``, so nothing searc
 import numpy as np
 
 import onlinelib as ol
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "mistake_tree"
 KIND = "certificate"  # FUNCTION returns an object, verified exactly

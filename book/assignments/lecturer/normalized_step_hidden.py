@@ -6,7 +6,7 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment normalized_step --ou
 
 import numpy as np
 
-from booktools import checks
+from booktools.grading import checks
 from onlinelib.reproducible import fixed_order_dot, fixed_order_squared_norms
 
 FUNCTION = "normalized_step"

@@ -13,7 +13,7 @@ case has dim >= floor(R^2/gamma^2), so the orthogonal stream R e_1, ..., R e_k r
 import math
 from fractions import Fraction
 
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "perceptron_stream"
 KIND = "certificate"  # FUNCTION returns an object, verified exactly

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 
 import onlinelib as ol
-from booktools import checks
-from booktools.judge import load_hidden
+from booktools.grading import checks
+from booktools.grading.hidden import load_hidden
 
 PARTS = {"PerceptronLearner": "learner", "perceptron_stream": "certificate"}
 TITLE = "Assignment 10: the Perceptron and Novikoff's theorem (chapter 3)"

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 
 import onlinelib as ol
-from booktools import checks
+from booktools.grading import checks
 from onlinelib.experts import check_expert_stream
 
 FUNCTION = "rwma_mistake_probabilities"

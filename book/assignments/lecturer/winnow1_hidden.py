@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 import onlinelib as ol
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "Winnow1Learner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round

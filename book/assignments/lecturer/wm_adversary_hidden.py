@@ -14,7 +14,7 @@ reachable in general, so full points are set at the mistakes of the lecturer's a
 import itertools
 from fractions import Fraction
 
-from booktools import checks
+from booktools.grading import checks
 from onlinelib.certificates import verify_certificate
 
 FUNCTION = "weighted_majority_stream"

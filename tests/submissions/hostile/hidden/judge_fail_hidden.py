@@ -2,7 +2,7 @@
 
 The row must be ``grader-error`` (tried twice), never the student's zero.
 """
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "answer"
 KIND = "function"

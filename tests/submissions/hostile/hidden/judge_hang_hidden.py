@@ -4,7 +4,7 @@ The grader must kill the judge at the submission's deadline and give the row ``t
 """
 import time
 
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "answer"
 KIND = "function"

@@ -2,7 +2,7 @@
 
 The judge's memory budget must stop it, and the row must be ``memory``, not a dead run.
 """
-from booktools import checks
+from booktools.grading import checks
 
 FUNCTION = "answer"
 KIND = "function"

@@ -6,15 +6,15 @@ Used by ``python -m booktools grade``. Three parts:
   assignment asks the student to write (say ``onlinelib.Halving``) are replaced by stubs
   that raise ``ForbiddenInAssignment`` and record their use, so their code is nowhere in
   the sandbox however it is imported.
-* ``Sandbox`` starts ``booktools/grade_worker.py`` under bubblewrap (``bwrap``): new user, PID,
+* ``Sandbox`` starts ``booktools/grading/worker.py`` under bubblewrap (``bwrap``): new user, PID,
   network, IPC, UTS and cgroup namespaces, uid 65534 and no capabilities, a size-capped
-  tmpfs as the only writable place, the Python environment, the worker and the library
-  copy read-only, the submission alone in a read-only folder, and nothing else of the
-  machine (no home, no repository, no other submission, no ``lecturer/``). The worker lowers
-  its own limits before any student code runs (memory, CPU time, file size, processes,
-  open files); when the grader runs as root, where the kernel exempts uid 0 from the
-  process limit, a pids and a memory cgroup bound the whole sandbox as well. Killing the
-  sandbox kills its PID namespace, so no child or ``setsid`` daemon survives it.
+  tmpfs as the only writable place, the Python environment, the worker's two files
+  (``WORKER_FILES``) and the library copy read-only, the submission alone in a read-only
+  folder, and nothing else of the machine (no home, no repository, no other submission, no
+  ``lecturer/``). The worker lowers its own limits before any student code runs (memory, CPU
+  time, file size, processes, open files); when the grader runs as root, where the kernel
+  exempts uid 0 from the process limit, a pids and a memory cgroup bound the whole sandbox as
+  well. Killing the sandbox kills its PID namespace, so no child or ``setsid`` daemon survives it.
 * ``Sandbox.request`` sends one JSON request and waits for its reply, reading the
   student's output at the same time; it enforces the deadline, the output cap and the
   reply size, and ``RemoteRef`` turns the worker's objects into proxies that the hidden
@@ -24,24 +24,18 @@ Used by ``python -m booktools grade``. Three parts:
 
 from __future__ import annotations
 
-import ast
-import compileall
 import json
 import os
 import select
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import onlinelib
+from booktools.grading.isolation import STARTING, WORKER, WORKER_ENV, CgroupLimits, bwrap_command
 from onlinelib import plain_data
-
-WORKER = Path(__file__).resolve().with_name("grade_worker.py")
-BWRAP_PACKAGE = "bubblewrap"
 
 
 class SandboxFailure(BaseException):
@@ -78,328 +72,7 @@ def _clean(text, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-# -- the library a submission sees ---------------------------------------------------------------
-
-_FORBIDDEN_MODULE = '''"""Written by booktools/grade_sandbox.py: what a graded submission may not use."""
-USED = []
-
-
-class ForbiddenInAssignment(RuntimeError):
-    """Raised by a part of onlinelib that the assignment asks the student to write."""
-
-
-def forbidden(name, assignment):
-    USED.append(name)
-    raise ForbiddenInAssignment(
-        f"{name} is part of what assignment {assignment!r} asks you to write, so it is not "
-        "available when your notebook is graded: write it yourself"
-    )
-
-
-class ForbiddenClass(type):
-    def __getattr__(cls, attribute):
-        if attribute.startswith("__"):
-            raise AttributeError(attribute)
-        forbidden(cls._forbidden_name, cls._forbidden_assignment)
-'''
-
-
-def resolve_forbidden(names) -> dict[str, set[str] | None]:
-    """Map each module of onlinelib to the qualified names to remove from it (None: the whole module).
-
-    ``names`` are public spellings, e.g. ``"onlinelib.Halving"``,
-    ``"onlinelib.version_space"`` or ``"onlinelib.DirectedDriftChain.expected_mistakes"``.
-    """
-    import importlib
-
-    out: dict[str, set[str] | None] = {}
-    for name in names:
-        if not isinstance(name, str) or not (name == "onlinelib" or name.startswith("onlinelib.")):
-            raise ValueError(f"FORBIDDEN entries must name a part of onlinelib, e.g. 'onlinelib.Halving', got {name!r}")
-        try:
-            module = importlib.import_module(name)
-            if module.__name__ == "onlinelib":
-                raise ValueError("FORBIDDEN cannot remove all of onlinelib")
-            out[module.__name__] = None
-            continue
-        except ImportError:
-            pass
-        parts = name.split(".")
-        obj = onlinelib
-        for part in parts[1:]:
-            if not hasattr(obj, part):
-                raise ValueError(f"FORBIDDEN entry {name!r}: onlinelib has no {part!r} there")
-            obj = getattr(obj, part)
-        obj = getattr(obj, "fget", obj)  # a property: its getter
-        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-        if not (module and qualname and module.startswith("onlinelib")) or "<locals>" in qualname:
-            raise ValueError(f"FORBIDDEN entry {name!r} is not a class, function or method defined in onlinelib")
-        if out.get(module, set()) is not None:
-            out.setdefault(module, set()).add(qualname)
-    return out
-
-
-def _stub_function(node, label: str, assignment: str):
-    keep = [
-        d
-        for d in node.decorator_list
-        if isinstance(d, ast.Name) and d.id in ("property", "staticmethod", "classmethod")
-    ]
-    source = f"def {node.name}(*args, **kwargs):\n    _forbidden_.forbidden({label!r}, {assignment!r})\n"
-    stub = ast.parse(source).body[0]
-    stub.decorator_list = keep
-    return stub
-
-
-def _stub_class(node, label: str, assignment: str):
-    source = (
-        f"class {node.name}(metaclass=_forbidden_.ForbiddenClass):\n"
-        f"    {('Removed for grading: ' + label)!r}\n"
-        f"    _forbidden_name = {label!r}\n"
-        f"    _forbidden_assignment = {assignment!r}\n"
-        f"    def __new__(cls, *args, **kwargs):\n"
-        f"        _forbidden_.forbidden({label!r}, {assignment!r})\n"
-    )
-    return ast.parse(source).body[0]
-
-
-def _strip_module(tree, qualnames, module_label: str, assignment: str) -> int:
-    """Replace the named definitions (all top-level ones if qualnames is None); return how many."""
-    count = 0
-
-    def visit(body, prefix):
-        nonlocal count
-        for i, node in enumerate(body):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                continue
-            qualname = prefix + node.name
-            label = f"{module_label}.{qualname}"
-            if qualnames is None or qualname in qualnames:
-                stub = _stub_class if isinstance(node, ast.ClassDef) else _stub_function
-                body[i] = stub(node, label, assignment)
-                count += 1
-            elif isinstance(node, ast.ClassDef) and any(q.startswith(qualname + ".") for q in qualnames):
-                visit(node.body, qualname + ".")
-
-    visit(tree.body, "")
-    # the stubs' one import, after any `from __future__` line and the docstring
-    at = 0
-    while at < len(tree.body) and (
-        isinstance(tree.body[at], ast.ImportFrom)
-        and tree.body[at].module == "__future__"
-        or at == 0
-        and isinstance(tree.body[0], ast.Expr)
-        and isinstance(tree.body[0].value, ast.Constant)
-    ):
-        at += 1
-    tree.body.insert(at, ast.parse("from onlinelib import _forbidden as _forbidden_").body[0])
-    return count
-
-
-def assignment_library(forbidden, assignment: str, dest: Path) -> dict[str, int]:
-    """Write ``dest/onlinelib``: onlinelib with the ``forbidden`` parts replaced by stubs.
-
-    Returns the number of definitions removed per module. The copy holds no bytecode of
-    the originals (its own is compiled afresh), and ``onlinelib/_forbidden.py`` records
-    every use of a stub in ``USED``.
-    """
-    targets = resolve_forbidden(forbidden)
-    source_dir = Path(onlinelib.__file__).resolve().parent
-    package = dest / "onlinelib"
-    package.mkdir(parents=True)
-    for path in sorted(source_dir.rglob("*.py")):  # subpackages (learning_curves/) too
-        (package / path.relative_to(source_dir)).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, package / path.relative_to(source_dir))
-    (package / "_forbidden.py").write_text(_FORBIDDEN_MODULE, encoding="utf-8")
-    removed = {}
-    for module, qualnames in targets.items():
-        path = package.joinpath(*module.split(".")[1:])
-        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        removed[module] = _strip_module(tree, qualnames, module, assignment)
-        path.write_text(ast.unparse(tree) + "\n", encoding="utf-8")
-    compileall.compile_dir(str(package), quiet=1, workers=1)
-    for path in dest.rglob("*"):
-        path.chmod(0o755 if path.is_dir() else 0o644)
-    dest.chmod(0o755)
-    return removed
-
-
-# -- finding bubblewrap and the cgroups --------------------------------------------------------------
-
-
-def find_bwrap() -> str | None:
-    return shutil.which("bwrap")
-
-
-def missing_bwrap_message() -> str:
-    return (
-        "the grader runs each submission in a bubblewrap sandbox, and `bwrap` was not found. "
-        f"Install it (Debian/Ubuntu: `sudo apt-get install {BWRAP_PACKAGE}`; Fedora: `sudo dnf install "
-        f"{BWRAP_PACKAGE}`), or pass --unsafe-no-sandbox to run students' code with your own rights "
-        "(only for code you trust)."
-    )
-
-
-def check_bwrap(bwrap: str) -> None:
-    """Fail with a clear message if bubblewrap cannot create its namespaces on this machine."""
-    probe = subprocess.run(
-        [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--", "/bin/true"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    if probe.returncode != 0:
-        raise SystemExit(
-            f"bubblewrap is installed but cannot create a sandbox here: {probe.stderr.strip()} "
-            "(unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1, "
-            "or on Ubuntu 24.04 an AppArmor profile for bwrap)"
-        )
-
-
-class CgroupLimits:
-    """A pids and a memory cgroup for one sandbox, where the grader may make them (root, cgroup v1 or v2).
-
-    Named ``onlinelib-grade-<grader pid>-<n>``; ``remove_stale`` clears those of graders that died.
-    """
-
-    PREFIX = "onlinelib-grade-"
-
-    @classmethod
-    def remove_stale(cls) -> None:
-        """Kill what is left in, and remove, the cgroups of graders that are no longer running (e.g. killed)."""
-        for path in Path("/sys/fs/cgroup").glob(f"**/{cls.PREFIX}*"):
-            pid = path.name[len(cls.PREFIX) :].split("-")[0]
-            if not pid.isdigit() or Path(f"/proc/{pid}").exists():
-                continue
-            stale = cls.__new__(cls)
-            stale.dirs = [path]
-            stale.kill_all()
-            stale.remove()
-
-    @classmethod
-    def remove_named(cls, name: str) -> None:
-        """Kill what is left in, and remove, the cgroups called ``name`` (a judge killed mid-way leaves them)."""
-        root = Path("/sys/fs/cgroup")
-        stale = cls.__new__(cls)
-        stale.dirs = [path for path in (root / name, root / "pids" / name, root / "memory" / name) if path.is_dir()]
-        stale.kill_all()
-        stale.remove()
-
-    def __init__(self, name: str, processes: int, memory_bytes: int):
-        self.dirs: list[Path] = []
-        root = Path("/sys/fs/cgroup")
-        if os.geteuid() != 0:
-            return
-        if (root / "cgroup.controllers").exists():  # cgroup v2
-            controllers = (root / "cgroup.subtree_control").read_text().split()
-            if "pids" in controllers and "memory" in controllers:
-                self._make(root / name, {"pids.max": processes, "memory.max": memory_bytes, "memory.swap.max": 0})
-            return
-        for controller, settings in (
-            ("pids", {"pids.max": processes}),
-            ("memory", {"memory.limit_in_bytes": memory_bytes}),
-        ):
-            if (root / controller / "cgroup.procs").exists():
-                self._make(root / controller / name, settings)
-
-    def _make(self, path: Path, settings: dict) -> None:
-        try:
-            path.mkdir()
-        except OSError:
-            return
-        self.dirs.append(path)
-        for key, value in settings.items():
-            try:
-                (path / key).write_text(str(value))
-            except OSError:
-                pass
-
-    @property
-    def procs_files(self) -> list[str]:
-        return [str(d / "cgroup.procs") for d in self.dirs]
-
-    def memory_exceeded(self) -> bool:
-        for d in self.dirs:
-            for name in ("memory.events", "memory.oom_control"):
-                try:
-                    text = (d / name).read_text()
-                except OSError:
-                    continue
-                for line in text.splitlines():
-                    key, _, value = line.partition(" ")
-                    if key in ("oom_kill", "oom") and value.strip() not in ("", "0"):
-                        return True
-            try:
-                if int((d / "memory.failcnt").read_text()) > 0:
-                    return True
-            except (OSError, ValueError):
-                pass
-        return False
-
-    def kill_all(self) -> None:
-        """SIGKILL whatever is still in the cgroups (the PID namespace's end should leave nothing)."""
-        for d in self.dirs:
-            try:
-                pids = (d / "cgroup.procs").read_text().split()
-            except OSError:
-                continue
-            for pid in pids:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (OSError, ValueError):
-                    pass
-
-    def remove(self) -> None:
-        for d in self.dirs:
-            for _ in range(50):
-                try:
-                    d.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.02)
-
-
 # -- one sandboxed worker ------------------------------------------------------------------------------
-
-
-SANDBOX_PYTHON = "/grader/python"
-STARTING = "while starting (importing the libraries)"
-
-
-def python_mounts() -> tuple[list[tuple[str, str]], str, list[str]]:
-    """How the sandbox sees this Python: (bind mounts host -> sandbox, interpreter, site folders).
-
-    The interpreter's installation is bound at ``/grader/python`` and each site-packages
-    folder (a venv's included) at ``/grader/site-packages-N``, unless it lives under ``/usr``,
-    which the sandbox has at its own path. So no path of the lecturer's machine (a home
-    folder, the repository's ``.venv``) is a mount point or a module's ``__file__`` in the
-    sandbox. The worker runs with ``-I -S`` and adds the site folders itself.
-    """
-    import site
-
-    mounts: list[tuple[str, str]] = []
-
-    def place(host: str, neutral: str) -> str:
-        host = os.path.realpath(host)
-        if host == "/usr" or host.startswith("/usr/"):
-            return host
-        for source, target in mounts:
-            if host == source or host.startswith(source + "/"):
-                return target + host[len(source) :]
-        mounts.append((host, neutral))
-        return neutral
-
-    base = os.path.realpath(sys.base_prefix)
-    executable = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-    place(base, SANDBOX_PYTHON)
-    interpreter = place(executable, "/grader/python-bin/" + os.path.basename(executable))
-    sites = [
-        place(path, f"/grader/site-packages-{i}")
-        for i, path in enumerate(site.getsitepackages())
-        if os.path.isdir(path)
-    ]
-    return mounts, interpreter, sites
 
 
 class Sandbox:
@@ -429,131 +102,46 @@ class Sandbox:
         self.scanned = 0  # bytes of the buffer already searched for a newline
         self.pending = b""  # the part of the last request the worker has not read yet
         worker_limits = {k: limits[k] for k in ("memory_mb", "cpu_seconds", "file_mb", "processes", "reply_bytes")}
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": "/tmp",
-            "TMPDIR": "/tmp",
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONUNBUFFERED": "1",
-            "MPLBACKEND": "Agg",
-            "MPLCONFIGDIR": "/tmp/matplotlib",
-            "NUMBA_CACHE_DIR": "/tmp/numba",
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "NUMBA_NUM_THREADS": "1",
-        }
         self.cgroups = None
         self.sandboxed = bool(bwrap)
+        env = WORKER_ENV
         if bwrap:
-            command = [
-                bwrap,
-                "--unshare-all",
-                "--die-with-parent",
-                "--new-session",
-                "--uid",
-                "65534",
-                "--gid",
-                "65534",
-                "--cap-drop",
-                "ALL",
-                "--hostname",
-                "sandbox",
-                "--ro-bind",
-                "/usr",
-                "/usr",
-            ]
-            for link in ("bin", "lib", "lib32", "lib64", "sbin"):
-                target = Path("/") / link
-                if target.is_symlink():
-                    command += ["--symlink", os.readlink(target), f"/{link}"]
-                elif target.is_dir():
-                    command += ["--ro-bind", str(target), f"/{link}"]
-            for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"):
-                if os.path.exists(path):
-                    command += ["--ro-bind", path, path]
-            # /dev read-only: its shm folder would be a second, unlimited writable place. No /proc:
-            # its mountinfo would name the host folders behind every bind mount (the repository,
-            # the venv, the temporary folders), and nothing the worker needs reads it.
-            command += [
-                "--dev",
-                "/dev",
-                "--remount-ro",
-                "/dev",
-                "--size",
-                str(limits["tmpfs_mb"] * 2**20),
-                "--perms",
-                "1777",
-                "--tmpfs",
-                "/tmp",
-            ]
-            mounts, interpreter, worker_limits["site_dirs"] = python_mounts()
-            for host, inside in mounts:
-                command += ["--ro-bind", host, inside]
-            command += [
-                "--ro-bind",
-                str(library),
-                "/grader/lib",
-                "--ro-bind",
-                str(WORKER),
-                "/grader/grade_worker.py",
-                "--ro-bind",
-                str(box),
-                "/submission",
-                "--dir",
-                "/tmp/work",
-                "--chdir",
-                "/tmp/work",
-            ]
-            for extra in sorted(box.iterdir()):
-                if not extra.name.startswith("submission."):
-                    command += ["--ro-bind", str(extra), f"/tmp/work/{extra.name}"]
-            # bwrap's own root is a tmpfs too: read-only, so /tmp stays the only writable place
-            command += ["--remount-ro", "/"]
-            # bwrap writes the host pid of the sandbox's init here: killing that init ends the whole
-            # PID namespace, and bwrap exits only once it has, so close() can wait for the end
-            info_read, info_write = os.pipe()
-            command += ["--info-fd", str(info_write)]
-            command += [
-                "--",
-                interpreter,
-                "-I",
-                "-S",
-                "/grader/grade_worker.py",
-                "/grader/lib",
-                json.dumps(worker_limits),
-            ]
+            command, info_read, info_write = bwrap_command(bwrap, box, library, limits, worker_limits)
             self.cgroups = CgroupLimits(
                 name, limits["processes"] + 8, (limits["memory_mb"] + limits["tmpfs_mb"]) * 2**20
             )
-            env_outer = env
             if self.cgroups.dirs:
-                # join the cgroups before bwrap starts, so nothing of the sandbox ever runs outside them
-                command = [
-                    "/bin/sh",
-                    "-c",
-                    'for f in $GRADER_CGROUPS; do echo $$ > "$f" || exit 125; done; exec "$@"',
-                    "sh",
-                    command[0],
-                    "--unsetenv",
-                    "GRADER_CGROUPS",
-                    *command[1:],
-                ]
-                env_outer = dict(env, GRADER_CGROUPS=" ".join(self.cgroups.procs_files))
+                command, env = self._in_cgroups(command)
             self.cwd = "/"
         else:  # --unsafe-no-sandbox: the same worker and protocol, with the lecturer's rights
             command = [sys.executable, "-I", str(WORKER), str(library), json.dumps(worker_limits)]
-            env_outer = env
             self.cwd = str(box)
             info_read = info_write = None
+        self._start(command, env, info_read, info_write)
+
+    def _in_cgroups(self, command: list[str]) -> tuple[list[str], dict]:
+        """The command and environment that join the cgroups before bwrap starts, so nothing of the
+        sandbox ever runs outside them."""
+        command = [
+            "/bin/sh",
+            "-c",
+            'for f in $GRADER_CGROUPS; do echo $$ > "$f" || exit 125; done; exec "$@"',
+            "sh",
+            command[0],
+            "--unsetenv",
+            "GRADER_CGROUPS",
+            *command[1:],
+        ]
+        return command, dict(WORKER_ENV, GRADER_CGROUPS=" ".join(self.cgroups.procs_files))
+
+    def _start(self, command: list[str], env: dict, info_read: int | None, info_write: int | None) -> None:
+        """Start the worker and wait for its "ready" event (the libraries imported)."""
         self.init_pidfd = None
         try:
             self.proc = subprocess.Popen(
                 command,
                 cwd=self.cwd,
-                env=env_outer,
+                env=env,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,

@@ -1,6 +1,6 @@
 """The sandboxed side of the grader: runs one student notebook and answers the grader's requests.
 
-``python -m booktools grade`` starts this script inside the sandbox (``booktools/grade_sandbox.py``) and
+``python -m booktools grade`` starts this script inside the sandbox (``booktools/grading/sandbox.py``) and
 talks to it in JSON lines: requests on standard input, replies on standard output. The
 student's code prints to standard error instead (the grader reads and caps it), so a
 ``print`` never lands in the reply channel by accident. Nothing here is trusted by the
@@ -30,20 +30,29 @@ NAME, "message": TEXT}}``. Before each code cell the worker also writes ``{"even
 parts of onlinelib the code tried to use that this assignment removed
 (``"forbidden": [...]``).
 
-Each code cell runs through IPython's shell, as Jupyter runs it (``notebook_shell``): magics
-that make sense offline (``%time``, ``%%capture``, ``%matplotlib``...), ``from __future__``
-imports carried across cells, top-level ``await``, ``display`` and the value of a cell's last
-expression (printed, like the student's output). Magics and ``!`` commands that reach outside
-the notebook (a shell, files, other code, package installers) fail their cell with a reason that
-names them: ``LINE_MAGICS`` and ``CELL_MAGICS`` list those allowed.
+**An error in a cell costs only the names it left undefined** (issue 35). Every code cell runs,
+in order, even after one raised (an ordinary exception, a syntax error, a refused magic): the
+names a raising cell bound before its error stay bound, as in Jupyter. Each error is recorded
+(``run_cell``: the cell, the line, the exception's type and the reason in one line) and the run's
+outcome lists the first ``MAX_CELL_ERRORS`` as ``"cell_errors"`` (with ``"cell_errors_total"``).
+Looking up a name that is not defined names the error that left it undefined: the error of a cell
+whose top-level code would have bound it (``worker_shell.bound_names``), as the outcome's status
+(``error`` or ``syntax_error``) and reason. What ends the run as before: running out of memory
+(status ``memory``), and, in the grader, a timeout, too much output or a crash. ``exit()``,
+``SystemExit`` and ``KeyboardInterrupt`` stop the notebook, as a script's would: no later cell
+runs, and what is defined so far is looked up.
+
+Each code cell runs through IPython's shell, as Jupyter runs it: ``worker_shell.py`` sets it up
+(the magics that make sense offline, the refusals of the others, the cells' line numbers).
 
 Usage (inside the sandbox): ``python -I -S grade_worker.py LIBDIR LIMITS_JSON``; the site folders
 are in LIMITS_JSON's ``site_dirs``, at their neutral paths (without the sandbox, ``-S`` is left
 out). Requests arrive on standard input, which the worker moves to another descriptor before any
-student code runs (``input()`` gets end of file). This file runs as a script, by path (``grade_sandbox.py`` bind-mounts it into the sandbox), and imports nothing of
-``booktools``: the sandbox holds nothing else of the repository. Putting LIBDIR first on
-``sys.path`` is how the sandbox hands the submission the assignment's copy of ``onlinelib``;
-it is the one ``sys.path`` change of the course tools.
+student code runs (``input()`` gets end of file). This file runs as a script, by path
+(``sandbox.py`` bind-mounts it and ``worker_shell.py``, which it loads from beside itself, into the
+sandbox: ``WORKER_FILES``), and imports nothing of ``booktools``: the sandbox holds nothing else of
+the repository. Putting LIBDIR first on ``sys.path`` is how the sandbox hands the submission the
+assignment's copy of ``onlinelib``; it is the one ``sys.path`` change of the course tools.
 """
 
 import json
@@ -53,120 +62,22 @@ import resource
 import sys
 import traceback
 
-# The magics a graded notebook may use: each makes sense offline and runs only code the
-# notebook shows. Everything else is refused with a reason (an allow-list, so that a magic
-# IPython adds later is refused too). `obj?` and `obj??` are %pinfo and %pinfo2.
-LINE_MAGICS = frozenset(
-    {
-        "time",
-        "timeit",
-        "matplotlib",
-        "config",
-        "precision",
-        "pprint",
-        "xmode",
-        "colors",
-        "autoawait",
-        "who",
-        "whos",
-        "who_ls",
-        "pinfo",
-        "pinfo2",
-        "pdoc",
-        "pdef",
-        "psource",
-        "psearch",
-        "env",
-        "set_env",
-        "pwd",
-    }
-)
-CELL_MAGICS = frozenset(
-    {
-        "time",
-        "timeit",
-        "capture",
-        "html",
-        "HTML",
-        "markdown",
-        "latex",
-        "svg",
-        "SVG",
-        "javascript",
-        "js",
-    }
-)
-# Common in notebook templates, harmless, and with nothing to do in a run from top to bottom:
-# accepted and skipped, so that they cost nobody marks.
-SKIPPED_LINE_MAGICS = frozenset({"load_ext autoreload", "reload_ext autoreload", "autoreload"})
-# Why the common refused ones are refused; any other magic gets the general reason.
-WHY_REFUSED = {
-    **dict.fromkeys(
-        (
-            "!",
-            "sx",
-            "system",
-            "bash",
-            "sh",
-            "script",
-            "perl",
-            "ruby",
-            "python",
-            "python2",
-            "python3",
-            "pypy",
-            "alias",
-            "unalias",
-            "rehashx",
-            "killbgscripts",
-        ),
-        "runs a shell command",
-    ),
-    **dict.fromkeys(("pip", "conda", "mamba", "micromamba", "uv"), "installs packages"),
-    **dict.fromkeys(
-        (
-            "run",
-            "load",
-            "loadpy",
-            "load_ext",
-            "reload_ext",
-            "unload_ext",
-            "aimport",
-            "edit",
-            "ed",
-            "macro",
-            "rerun",
-            "recall",
-            "rep",
-            "history",
-            "hist",
-            "code_wrap",
-            "writefile",
-            "file",
-            "save",
-            "store",
-            "logstart",
-            "logon",
-            "logoff",
-            "logstop",
-            "logstate",
-            "cd",
-            "pushd",
-            "popd",
-            "dirs",
-            "dhist",
-            "bookmark",
-            "pycat",
-            "pfile",
-            "notebook",
-            "pastebin",
-        ),
-        "runs code or uses files from outside the notebook",
-    ),
-    **dict.fromkeys(("debug", "pdb"), "starts the interactive debugger"),
-}
-# Where %time and %%time compile the code they time.
-TIMED_CODE = ("<timed exec>", "<timed eval>")
+
+def _worker_shell() -> dict:
+    """The names of ``worker_shell.py``, the file beside this one, run by its path (as the tests read
+    this file): the worker runs as a script (``python -I``), so its folder is not on ``sys.path``, and
+    it changes nothing there."""
+    import runpy
+
+    return runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker_shell.py"))
+
+
+_shell = _worker_shell()
+notebook_shell, cell_line = _shell["notebook_shell"], _shell["cell_line"]
+leading_blank_lines, bound_names = _shell["leading_blank_lines"], _shell["bound_names"]
+
+MAX_CELL_ERRORS = 10  # the cell errors a run reports (the grader shows a few of them)
+STOPS_THE_NOTEBOOK = ("SystemExit", "KeyboardInterrupt")  # no cell after one of these runs
 
 
 def set_limits(limits: dict) -> None:
@@ -201,7 +112,10 @@ def limit_cpu(seconds: int) -> None:
 
 
 def exception_text(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
+    try:
+        text = " ".join(str(exc).split())
+    except Exception:  # noqa: BLE001 - the student's exception class may fail to say what it is
+        text = "(its message cannot be read)"
     if len(text) > 300:
         text = text[:297] + "..."
     return f"{type(exc).__name__}{': ' + text if text else ''}"
@@ -241,174 +155,16 @@ def read_cells(path: str) -> list:
     return cells
 
 
-class RefusedMagic(Exception):
-    """A magic or shell command that a graded notebook may not use; the message names it and says why."""
-
-
-def refusal(shown: str, name: str) -> str:
-    """Why ``shown`` (e.g. ``!ls`` or ``%run x.py``, whose magic is ``name``) is refused, for the student."""
-    shown = " ".join(shown.split())
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    if name in WHY_REFUSED:
-        return f"`{shown}` {WHY_REFUSED[name]}, which a graded notebook may not do; remove it"
-    return (
-        f"`{shown}` is not one of the magics the grader runs (those that make sense offline, such as "
-        "%time, %timeit, %%capture and %matplotlib); remove it"
-    )
-
-
-def notebook_shell():
-    """IPython's shell, set up to run a notebook's cells in the sandbox as Jupyter runs them.
-
-    IPython is imported here, after the worker is ready: 0.05 to 0.08 s of CPU. The shell
-    keeps no history, creates no IPython folder or profile (nothing is written under $HOME),
-    uses no colours and shows only the text form of outputs, which go to standard output
-    (the grader's capped pipe). Its magics, ``!`` commands and ``get_ipython()`` methods that
-    run them pass through the allow-lists above: a refusal is recorded in ``shell.refused``
-    (the message and the line of the running cell) before it raises ``RefusedMagic``, so
-    that the cell fails even if the student's code catches the exception.
+def run_cell(shell, cell: dict, memory_mb: int):
+    """Run one code cell in ``shell``; None if it ran without error, else what went wrong.
 
     Returns
     -------
-    InteractiveShell
-        The process's IPython shell, whose ``user_ns`` is the notebook's namespace. Run a
-        cell with ``shell.run_notebook_cell(name, source)``.
+    dict or None
+        ``{"status": "memory", "reason": ...}`` (out of memory: the run ends), or the cell's error,
+        ``{"status": "error" or "syntax_error", "reason": ..., "cell": N, "line": L or None,
+        "type": NAME}``. A cell tagged ``raises-exception`` may raise (but not fail to compile).
     """
-    import warnings
-
-    from IPython.core.compilerop import CachingCompiler
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets import Type
-    from traitlets.config import Config
-
-    class CellCompiler(CachingCompiler):
-        """IPython's compiler (it carries ``from __future__`` imports across cells), naming a cell as asked."""
-
-        next_name = None
-
-        def get_code_name(self, raw_code, transformed_code, number):
-            # only the notebook's own cell gets its name; a cell %%capture runs inside it keeps IPython's
-            name, self.next_name = self.next_name, None
-            return name or super().get_code_name(raw_code, transformed_code, number)
-
-    class GradingShell(InteractiveShell):
-        compiler_class = Type(CellCompiler)
-        cell_name = cell_source = None  # the running cell's filename and source
-        refused = None  # (message, line) of the running cell's first refused magic
-
-        def init_ipython_dir(self, ipython_dir):
-            pass  # no ~/.ipython: nothing here needs a profile
-
-        def init_profile_dir(self, profile_dir):
-            self.profile_dir = None
-
-        def init_virtualenv(self):
-            pass  # the grader has set sys.path
-
-        def enable_gui(self, gui=None):
-            pass  # %matplotlib runs as %matplotlib inline: there is no screen to draw on
-
-        def ask_exit(self):
-            raise SystemExit  # exit() and quit() stop the notebook, as a script's would
-
-        def showtraceback(self, *args, **kwargs):
-            pass  # the worker reports the error itself, in one line
-
-        showsyntaxerror = showindentationerror = showtraceback
-
-        def run_notebook_cell(self, name: str, source: str):
-            """Run one cell as Jupyter would, its code named ``name`` in tracebacks; IPython's ExecutionResult."""
-            self.cell_name = self.compile.next_name = name
-            self.cell_source, self.refused = source, None
-            return self.run_cell(source, store_history=True)
-
-        def refuse(self, shown: str, name: str):
-            message = refusal(shown, name)
-            if self.refused is None:
-                self.refused = (message, cell_line(traceback.extract_stack(), self.cell_name, self.cell_source))
-            raise RefusedMagic(message)
-
-        def system(self, cmd):
-            self.refuse("!" + cmd, "!")
-
-        system_piped = system_raw = system
-
-        def getoutput(self, cmd, split=True, depth=0):
-            self.refuse("!" + cmd, "!")
-
-        def run_line_magic(self, magic_name, line, _stack_depth=1):
-            if magic_name == "autoreload" or f"{magic_name} {line.strip()}" in SKIPPED_LINE_MAGICS:
-                return None
-            if magic_name == "matplotlib":
-                line = "inline"
-            elif magic_name not in LINE_MAGICS:
-                self.refuse(f"%{magic_name} {line}", magic_name)
-            # one frame deeper than IPython expects: %time runs its statement in the caller's scope
-            return super().run_line_magic(magic_name, line, _stack_depth + 1)
-
-        def run_cell_magic(self, magic_name, line, cell):
-            if magic_name not in CELL_MAGICS:
-                self.refuse(f"%%{magic_name} {line}", magic_name)
-            return super().run_cell_magic(magic_name, line, cell)
-
-        def find_magic(self, magic_name, magic_kind="line"):
-            allowed = LINE_MAGICS if magic_kind == "line" else CELL_MAGICS
-            return super().find_magic(magic_name, magic_kind) if magic_name in allowed else None
-
-        def find_line_magic(self, magic_name):
-            return self.find_magic(magic_name, "line")
-
-        def find_cell_magic(self, magic_name):
-            return self.find_magic(magic_name, "cell")
-
-    config = Config()
-    config.HistoryManager.enabled = False
-    config.HistoryManager.hist_file = ":memory:"
-    config.InteractiveShell.colors = "nocolor"
-    config.DisplayFormatter.active_types = ["text/plain"]  # no PNG of every figure: nobody looks at it
-    warnings.filterwarnings("ignore", "To exit: use 'exit', 'quit', or Ctrl-D", UserWarning)
-    shell = GradingShell.instance(config=config)
-    shell.set_hook(
-        "show_in_pager",
-        lambda _shell, data, start=0, screen_lines=0: print(
-            data.get("text/plain", "") if isinstance(data, dict) else data
-        ),
-    )
-    return shell
-
-
-def leading_blank_lines(source: str) -> int:
-    """How many blank lines start the cell: IPython drops them, so its line numbers are off by this many."""
-    count = 0
-    for line in source.splitlines():
-        if line and not line.isspace():
-            break
-        count += 1
-    return count
-
-
-def cell_line(frames, cell_name: str, source: str):
-    """The line of the cell (its own numbering) that a stack or a traceback was at; None if not in the cell.
-
-    Parameters
-    ----------
-    frames : list of traceback.FrameSummary
-        The frames, outermost first (``traceback.extract_tb`` or ``extract_stack``).
-    cell_name, source : str
-        The filename of the cell's code, and the cell's source.
-    """
-    line = base = None
-    for frame in frames:
-        if frame.filename == cell_name:
-            line = base = frame.lineno
-        elif frame.filename in TIMED_CODE and base is not None:
-            # %%time's body starts on the line after the magic, %time's statement is on the magic's line
-            line = base + frame.lineno - (0 if source.lstrip().startswith("%%") else 1)
-    return None if line is None else line + leading_blank_lines(source)
-
-
-def run_cell(shell, cell: dict, memory_mb: int):
-    """Run one code cell in ``shell``; the outcome that stops the notebook, or None to go on."""
     number, source = cell["number"], cell["source"]
     name = f"<code cell {number}>"
     try:
@@ -422,23 +178,31 @@ def run_cell(shell, cell: dict, memory_mb: int):
     if isinstance(before, MemoryError) or isinstance(error, MemoryError):
         return {"status": "memory", "reason": f"ran out of memory (the limit is {memory_mb} MB) in code cell {number}"}
     if isinstance(before, SyntaxError):
-        where = f"code cell {number}" + (
-            f", line {before.lineno + leading_blank_lines(source)}" if before.lineno else ""
+        line = before.lineno + leading_blank_lines(source) if before.lineno else None
+        return _cell_error(
+            number, line, before, "syntax_error", f"syntax error in {_where(number, line)}: {before.msg}"
         )
-        return {"status": "syntax_error", "reason": f"syntax error in {where}: {before.msg}"}
     if before is not None:  # e.g. null bytes in the source
-        return {"status": "syntax_error", "reason": f"code cell {number} cannot be compiled: {exception_text(before)}"}
+        reason = f"code cell {number} cannot be compiled: {exception_text(before)}"
+        return _cell_error(number, None, before, "syntax_error", reason)
     if "raises-exception" in cell["tags"]:
         return None
-    if shell.refused is not None:
+    if shell.refused is not None:  # even if the student's code caught the refusal
         message, line = shell.refused
-        where = f"code cell {number}" + (f", line {line}" if line else "")
-        return {"status": "error", "reason": f"{where}: {message}"}
-    if error is not None:  # SystemExit and KeyboardInterrupt too: the notebook stops here
+        return _cell_error(number, line, "RefusedMagic", "error", f"{_where(number, line)}: {message}")
+    if error is not None:
         line = cell_line(traceback.extract_tb(error.__traceback__), name, source)
-        where = f"code cell {number}" + (f", line {line}" if line else "")
-        return {"status": "error", "reason": f"{where} raised {exception_text(error)}"}
+        return _cell_error(number, line, error, "error", f"{_where(number, line)} raised {exception_text(error)}")
     return None
+
+
+def _where(number: int, line) -> str:
+    return f"code cell {number}" + (f", line {line}" if line else "")
+
+
+def _cell_error(number: int, line, error, status: str, reason: str) -> dict:
+    kind = error if isinstance(error, str) else type(error).__name__
+    return {"status": status, "reason": reason, "cell": number, "line": line, "type": kind[:80]}
 
 
 class Worker:
@@ -448,6 +212,8 @@ class Worker:
         self.objects = {}  # ref -> object kept here
         self.learner_refs = set()  # the refs of learner classes: what they build stays here; others return data
         self.namespace = None  # the notebook's variables, once it has run
+        self.cell_errors = []  # every cell's error, in order (run_cell's records)
+        self.left_undefined = {}  # name -> the error of the last cell that would have bound it and did not
 
     # -- helpers -----------------------------------------------------------------------------
     def forbidden_used(self) -> list:
@@ -502,28 +268,62 @@ class Worker:
 
         self.unchanged_arguments = unchanged_arguments
         shell = notebook_shell()
-        for cell in cells:
-            self.send({"event": "cell", "cell": cell["number"]})
-            stop = run_cell(shell, cell, self.memory_mb)
-            if stop is not None:
-                return {"outcome": stop}
+        stop = self.run_cells(shell, cells)
+        if stop is not None:
+            return {"outcome": stop}
         self.send({"event": "checks"})
         self.namespace = shell.user_ns
+        errors = {"cell_errors": self.cell_errors[:MAX_CELL_ERRORS], "cell_errors_total": len(self.cell_errors)}
         if request.get("function") is None:
-            return {"outcome": {"status": "ok"}}
-        return self.lookup(request)
+            return {"outcome": {"status": "ok", **errors}}
+        reply = self.lookup(request)
+        reply["outcome"].update(errors)
+        return reply
+
+    def run_cells(self, shell, cells: list):
+        """Run the code cells in order; the outcome that ends the run (out of memory), else None.
+
+        A cell's error is recorded and the next cell runs, but for one that stops the notebook
+        (``STOPS_THE_NOTEBOOK``). The names the erring cell's top-level code would bind (and, after
+        a stop, the later cells') that are not bound once it has run are recorded as left
+        undefined by that error.
+        """
+        for index, cell in enumerate(cells):
+            self.send({"event": "cell", "cell": cell["number"]})
+            found = run_cell(shell, cell, self.memory_mb)
+            if found is None:
+                continue
+            if found["status"] == "memory":
+                return found
+            self.cell_errors.append(found)
+            stops = found["type"] in STOPS_THE_NOTEBOOK
+            for later in cells[index:] if stops else [cell]:  # after a stop, the cells that do not run too
+                for name in bound_names(shell, later["source"]):
+                    if name not in shell.user_ns:
+                        self.left_undefined[name] = found
+            if stops:
+                break
+        return None
+
+    def undefined(self, name) -> dict:
+        """The outcome of looking up a name the notebook does not define: the cell error that left it
+        undefined (its status, its reason and its cell), else "missing" (after the notebook's first
+        error, if a cell raised)."""
+        missing = f"the notebook does not define {name} (keep the name of the stub)"
+        cause = self.left_undefined.get(name) if isinstance(name, str) else None
+        if cause is not None:
+            return {"status": cause["status"], "reason": cause["reason"], "cell": cause["cell"]}
+        if self.cell_errors:
+            first = self.cell_errors[0]
+            return {"status": first["status"], "reason": f"{missing}; {first['reason']}"}
+        return {"status": "missing", "reason": missing}
 
     def lookup(self, request: dict) -> dict:
         name, namespace = request["function"], self.namespace
         if namespace is None:
             return {"outcome": {"status": "missing", "reason": "the notebook has not run"}}
         if not isinstance(name, str) or name not in namespace:
-            return {
-                "outcome": {
-                    "status": "missing",
-                    "reason": f"the notebook does not define {name} (keep the name of the stub)",
-                }
-            }
+            return {"outcome": self.undefined(name)}
         target = namespace[name]
         if not callable(target):
             return {

@@ -1,7 +1,7 @@
 """The lecturer's grading engine: the hidden tests against the live reference, and the public checks recorded.
 
 The hidden tests of each assignment (``book/assignments/lecturer/<name>_hidden.py``) import this
-module (``from booktools import checks``) and run in the grader's trusted parent, outside the
+module (``from booktools.grading import checks``) and run in the grader's trusted parent, outside the
 student's sandbox, under ``python -m booktools grade``:
 
 * ``compare_learners`` plays the student's learner round by round against the reference on

@@ -28,10 +28,7 @@ Statuses a judge reports besides the student's (graded, timeout, memory, ...):
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import json
 import multiprocessing
-import re
 import resource
 import time
 from pathlib import Path
@@ -39,11 +36,15 @@ from pathlib import Path
 import numpy  # noqa: F401  (imported once in the fork server, not in every judge)
 
 import onlinelib  # noqa: F401
-from booktools import checks, manual
-from booktools import grade_sandbox as sandbox
+from booktools.grading import checks, sandbox
+from booktools.grading.answers import DEFAULT_MAX_BYTES, extract_answers
+from booktools.grading.collect import notebook_student
+from booktools.grading.hidden import hidden_parts, load_hidden
+from booktools.grading.isolation import CgroupLimits
+from booktools.grading.questions import questions_from_hidden
+from booktools.grading.scores import GRADER_ERROR
 
 JUDGE_GRACE = 5.0  # seconds after the deadline for a judge to close its sandbox and send its row
-GRADER_ERROR = "grader-error"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,46 +58,7 @@ class JudgeConfig:
     bwrap: str | None
     max_score: float
     judge_memory_mb: int
-
-
-KINDS = ("learner", "function", "certificate")
-
-
-def load_hidden(path: Path):
-    """Import a hidden-tests file and check what it defines.
-
-    Every file defines REFERENCE, FORBIDDEN and ``grade``, and either FUNCTION and KIND (one part:
-    ``grade`` gets the student's function or class) or PARTS, ``{name: kind}`` (an assignment of
-    several parts: ``grade`` gets ``{name: the student's function or class}``, with a
-    ``checks.MissingPart`` for a name the notebook does not define). A kind is "learner" (what the
-    class builds stays in the sandbox), "function" or "certificate" (it returns plain data, which
-    the hidden tests compare or verify). QUESTIONS, optional, lists the written answers graded by
-    hand (``booktools.manual``).
-
-    A hidden-tests file is the lecturer's, in any folder (``--hidden-dir``), not a module of a
-    package: it is imported from its path, as pytest imports a test file. The tests load them
-    through this function too.
-    """
-    spec = importlib.util.spec_from_file_location(f"_hidden_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    one_part = ("FUNCTION", "KIND") if not hasattr(module, "PARTS") else ()
-    for name in (*one_part, "REFERENCE", "FORBIDDEN", "grade"):
-        if not hasattr(module, name):
-            raise SystemExit(f"{path} must define {name}" + (" (or PARTS)" if name in one_part else ""))
-    parts = hidden_parts(module)
-    if not parts or not all(isinstance(name, str) and name.isidentifier() for name in parts):
-        raise SystemExit(f"{path}: PARTS must map the notebook's names to kinds, got {parts!r}")
-    for name, kind in parts.items():
-        if kind not in KINDS:
-            raise SystemExit(f"{path}: the kind of {name} must be one of {KINDS}, got {kind!r}")
-    return module
-
-
-def hidden_parts(hidden) -> dict:
-    """``{name: kind}`` of a hidden-tests file: its PARTS, or ``{FUNCTION: KIND}``."""
-    parts = getattr(hidden, "PARTS", None)
-    return dict(parts) if isinstance(parts, dict) else {hidden.FUNCTION: hidden.KIND} if parts is None else {}
+    max_notebook_bytes: int = DEFAULT_MAX_BYTES  # the grader's --max-notebook-mb: answers are read up to it
 
 
 def _worker_kind(kind: str) -> str:
@@ -121,78 +83,30 @@ def _limit_memory(budget_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
-STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
-_FRONT_MATTER_STUDENT = re.compile(r"\A---[ \t]*\n(?:.*\n)*?student:[ \t]*[\"']?([^\"'\n]*?)[\"']?[ \t]*\n")
-
-
-def notebook_student(path: Path) -> str | None:
-    """The student id a notebook declares: ``student: ID`` in a MyST notebook's front matter, or the
-    ``.ipynb`` metadata field ``student``; None if it declares none (or one that is not an id).
-
-    Read from the student's file, so bounded: the front matter is searched in the first 64 KB.
-    """
-    try:
-        if path.suffix == ".md":
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                head = handle.read(65536)
-            end = head.find("\n---", 3)
-            match = _FRONT_MATTER_STUDENT.match(head[: end + 1]) if head.startswith("---") and end > 0 else None
-            value = match.group(1) if match else None
-        else:
-            value = json.loads(path.read_bytes()).get("metadata", {}).get("student")
-    except (OSError, ValueError, AttributeError, RecursionError):
-        return None
-    return value if isinstance(value, str) and STUDENT_ID.fullmatch(value) else None
-
-
 def judge(config: JudgeConfig, box: Path, notebook: str, deadline: float, cgroup_name: str) -> dict:
     """Grade the notebook ``box/notebook`` in a sandbox: its row (status, score, feedback, checks).
 
     The row also carries the student id the notebook declares (``student``, or None) and, for an
     assignment with QUESTIONS, the written answers (``answers``: {question id: Markdown}) with
     ``answer_problems``, read from the file before any of its code runs (so a notebook whose code
-    fails still has its proofs marked).
+    fails still has its proofs marked), and a graded row the reasons of its cells' errors
+    (``cell_errors``, at most 10; its feedback names the first three).
     """
     row = {"score": 0.0, "status": "", "feedback": "", "checks": []}
     hidden = load_hidden(config.hidden_path)
     row["student"] = notebook_student(box / notebook)
-    questions = manual.questions_from_hidden(getattr(hidden, "QUESTIONS", []))
+    questions = questions_from_hidden(getattr(hidden, "QUESTIONS", []))
     if questions:
-        row["answers"], row["answer_problems"] = manual.extract_answers(box / notebook, questions)
+        row["answers"], row["answer_problems"] = extract_answers(
+            box / notebook, questions, max_bytes=config.max_notebook_bytes
+        )
     student_box = None
     try:
         student_box = sandbox.Sandbox(
             box, config.library, config.limits, deadline, bwrap=config.bwrap, name=cgroup_name
         )
         where = f"/submission/{notebook}" if config.bwrap else str(box / notebook)
-        read_only = bool(getattr(hidden, "READ_ONLY_ARGUMENTS", False))
-        several = hasattr(hidden, "PARTS")
-        if several:
-            outcome = student_box.run_notebook(where, None)
-        else:
-            outcome = student_box.run_notebook(where, hidden.FUNCTION, _worker_kind(hidden.KIND), read_only=read_only)
-        if outcome["status"] != "ok":
-            status = outcome["status"] if isinstance(outcome["status"], str) else "protocol"
-            row.update(status=status, feedback=sandbox._clean(outcome.get("reason", ""), 400))
-        else:
-            if several:
-                student = {}
-                for name, kind in hidden_parts(hidden).items():
-                    found = student_box.lookup(name, _worker_kind(kind), read_only=read_only)
-                    if found["status"] == "ok":
-                        student[name] = student_box.value(found)
-                    else:
-                        student[name] = checks.MissingPart(name, sandbox._clean(found.get("reason", ""), 200))
-            else:
-                student = student_box.value(outcome)
-            report = hidden.grade(student)
-            score, _ = report.clamp()
-            row.update(
-                status="graded",
-                score=min(score, config.max_score),
-                feedback=report.feedback(),
-                checks=list(report.checks),
-            )
+        row.update(_run_and_grade(hidden, student_box, where, config.max_score))
     except sandbox.SandboxFailure as failure:
         status = GRADER_ERROR if failure.infrastructure else failure.status
         row.update(status=status, score=0.0, feedback=failure.reason)
@@ -231,6 +145,81 @@ def judge(config: JudgeConfig, box: Path, notebook: str, deadline: float, cgroup
     return row
 
 
+def _run_and_grade(hidden, student_box: sandbox.Sandbox, where: str, max_score: float) -> dict:
+    """Run the notebook ``where`` in ``student_box`` and grade what it defines: the row's status, score,
+    feedback and checks.
+
+    An error in a cell costs only what that cell left undefined (the worker runs every cell and
+    records each error). One part (FUNCTION): if the notebook defines it, it is graded, and the
+    feedback lists the cells' errors after the checks; else the row has the status and reason of
+    the error that left it undefined (or ``missing``). Several parts (PARTS): each part the notebook
+    does not define becomes a ``checks.MissingPart`` whose reason is that error, and the others are
+    graded as usual.
+    """
+    read_only = bool(getattr(hidden, "READ_ONLY_ARGUMENTS", False))
+    several = hasattr(hidden, "PARTS")
+    if several:
+        outcome = student_box.run_notebook(where, None)
+    else:
+        outcome = student_box.run_notebook(where, hidden.FUNCTION, _worker_kind(hidden.KIND), read_only=read_only)
+    if outcome["status"] != "ok":
+        return {"status": outcome["status"], "feedback": sandbox._clean(outcome.get("reason", ""), 400)}
+    if several:
+        student = {name: _part(student_box, name, kind, read_only) for name, kind in hidden_parts(hidden).items()}
+    else:
+        student = student_box.value(outcome)
+    report = hidden.grade(student)
+    score, _ = report.clamp()
+    errors, total = cell_errors(outcome)
+    return {
+        "status": "graded",
+        "score": min(score, max_score),
+        "feedback": report.feedback() + cell_errors_text(errors, total),
+        "checks": list(report.checks),
+        "cell_errors": errors,
+    }
+
+
+def _part(student_box: sandbox.Sandbox, name: str, kind: str, read_only: bool):
+    """One part of an assignment of several: the student's function or class, or a ``checks.MissingPart``
+    whose reason names the cell error that left it undefined."""
+    found = student_box.lookup(name, _worker_kind(kind), read_only=read_only)
+    if found["status"] == "ok":
+        return student_box.value(found)
+    reason = sandbox._clean(found.get("reason", ""), 300)
+    if isinstance(found.get("cell"), int):  # the error of the cell that would have defined it
+        reason = f"{name} is not defined: {reason}"
+    return checks.MissingPart(name, reason)
+
+
+SHOWN_CELL_ERRORS = 3  # the cell errors a row's feedback names (the worker reports up to 10, all in the row's
+# "cell_errors", for the feedback file)
+
+
+def cell_errors(outcome: dict) -> tuple[list[str], int]:
+    """The cells' errors of a run (``outcome["cell_errors"]``, untrusted): their reasons, each one line
+    of at most 300 characters (the first 10), and how many there were in all."""
+    errors = outcome.get("cell_errors")
+    errors = errors[:10] if isinstance(errors, list) else []
+    reasons = [sandbox._clean(error.get("reason", ""), 300) for error in errors if isinstance(error, dict)]
+    reasons = [reason for reason in reasons if reason]
+    total = outcome.get("cell_errors_total")
+    total = total if isinstance(total, int) and not isinstance(total, bool) else 0
+    return reasons, max(total, len(reasons))
+
+
+def cell_errors_text(reasons: list[str], total: int) -> str:
+    """The end of a graded row's feedback that names the cells' errors: ``"; errors in the notebook's
+    cells: code cell 4, line 2 raised ZeroDivisionError: division by zero"``, the first
+    ``SHOWN_CELL_ERRORS`` and how many more; "" if there were none."""
+    if not reasons:
+        return ""
+    shown = reasons[:SHOWN_CELL_ERRORS]
+    more = max(total, len(reasons)) - len(shown)
+    text = "; ".join(shown) + (f"; and {more} more" if more else "")
+    return f"; errors in the notebook's cells: {text}"
+
+
 def _judge_main(connection, config: JudgeConfig, box: Path, notebook: str, deadline: float, cgroup_name: str) -> None:
     """The judge process: grade, send the row, exit. A row that cannot be made is a grader error."""
     _limit_memory(config.judge_memory_mb)
@@ -265,7 +254,7 @@ def _context():
     global _CONTEXT
     if _CONTEXT is None:
         _CONTEXT = multiprocessing.get_context("forkserver")
-        _CONTEXT.set_forkserver_preload(["booktools.judge"])
+        _CONTEXT.set_forkserver_preload(["booktools.grading.judge"])
     return _CONTEXT
 
 
@@ -294,7 +283,7 @@ def run_judge(config: JudgeConfig, box: Path, notebook: str, cgroup_name: str) -
             overran = process.is_alive()
             process.kill()
             process.join()
-            sandbox.CgroupLimits.remove_named(cgroup_name)  # its sandbox died with it; its cgroups did not
+            CgroupLimits.remove_named(cgroup_name)  # its sandbox died with it; its cgroups did not
             if overran:
                 row = {
                     "score": 0.0,
