@@ -345,63 +345,73 @@ def record_public_checks(
             raise TypeError(f"observe[{label!r}] must be an attribute name, got {attribute!r}")
     data: dict[str, Any] = {"format": PUBLIC_FORMAT, "title": str(title)}
     if streams is not None:
-        data.update(kind="learner", observe=observe, streams=[])
-        for i, item in enumerate(check_items(streams, "streams")):
-            stream, X, y = checked_stream(item, i)
-            learner = reference(**copy.deepcopy(dict(stream.params)))
-            seen = {attribute: [copy.deepcopy(getattr(learner, attribute))] for attribute in observe.values()}
-            predictions = []
-            for t in range(len(y)):
-                predictions.append(int(learner.predict(X[t])))
-                learner.update(X[t], int(y[t]))
-                for attribute in seen:
-                    seen[attribute].append(copy.deepcopy(getattr(learner, attribute)))
-            data["streams"].append(
-                {
-                    "name": stream.name,
-                    "X": X,
-                    "y": y,
-                    "params": dict(stream.params),
-                    "points": stream.points,
-                    "predictions": predictions,
-                    "observed": seen,
-                }
-            )
+        data.update(kind="learner", observe=observe)
+        data["streams"] = [
+            _recorded_stream(reference, item, i, observe) for i, item in enumerate(check_items(streams, "streams"))
+        ]
     elif certificates is not None:
-        data.update(kind="certificate", certificates=[])
-        for i, item in enumerate(check_items(certificates, "certificates")):
-            certificate = _checked_certificate(item, i)
-            made = check_certificate(reference, certificate)
-            if not made.passed:  # the public checks must be passable: the reference earns every point
-                raise ValueError(f"the reference fails certificates[{i}] ({certificate.name!r}): {made.message}")
-            params = dict(certificate.params)
-            if certificate.verifier in ("mistake_tree", "shattered_set") and "optimum" not in params:
-                # recorded, so the notebook's check never computes a dimension: the graded copy of the
-                # library may have littlestone_dimension removed (the student writes it)
-                params["optimum"] = _dimension(certificate)
-            data["certificates"].append(
-                {
-                    "name": certificate.name,
-                    "args": tuple(certificate.args),
-                    "kwargs": dict(certificate.kwargs),
-                    "verifier": certificate.verifier,
-                    "params": params,
-                    "target": certificate.target,
-                    "points": certificate.points,
-                }
-            )
+        data.update(kind="certificate")
+        items = check_items(certificates, "certificates")
+        data["certificates"] = [_recorded_certificate(reference, item, i) for i, item in enumerate(items)]
     else:
-        data.update(kind="function", rounds=bool(rounds), cases=[])
-        for i, item in enumerate(check_items(cases, "cases")):
-            case = _checked_case(item, i)
-            expected = reference(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
-            data["cases"].append(
-                {
-                    "name": case.name,
-                    "args": tuple(case.args),
-                    "kwargs": dict(case.kwargs),
-                    "points": case.points,
-                    "expected": expected,
-                }
-            )
+        data.update(kind="function", rounds=bool(rounds))
+        data["cases"] = [_recorded_case(reference, item, i) for i, item in enumerate(check_items(cases, "cases"))]
     return plain_data.encode(data)
+
+
+def _recorded_stream(reference: Callable, item: Any, i: int, observe: Mapping[str, str]) -> dict:
+    """One public stream with the reference learner's predictions and observed attributes (before
+    round 1 and after every round), for ``record_public_checks``."""
+    stream, X, y = checked_stream(item, i)
+    learner = reference(**copy.deepcopy(dict(stream.params)))
+    seen = {attribute: [copy.deepcopy(getattr(learner, attribute))] for attribute in observe.values()}
+    predictions = []
+    for t in range(len(y)):
+        predictions.append(int(learner.predict(X[t])))
+        learner.update(X[t], int(y[t]))
+        for attribute in seen:
+            seen[attribute].append(copy.deepcopy(getattr(learner, attribute)))
+    return {
+        "name": stream.name,
+        "X": X,
+        "y": y,
+        "params": dict(stream.params),
+        "points": stream.points,
+        "predictions": predictions,
+        "observed": seen,
+    }
+
+
+def _recorded_certificate(reference: Callable, item: Any, i: int) -> dict:
+    """One public certificate, which the reference must earn in full, for ``record_public_checks``."""
+    certificate = _checked_certificate(item, i)
+    made = check_certificate(reference, certificate)
+    if not made.passed:  # the public checks must be passable: the reference earns every point
+        raise ValueError(f"the reference fails certificates[{i}] ({certificate.name!r}): {made.message}")
+    params = dict(certificate.params)
+    if certificate.verifier in ("mistake_tree", "shattered_set") and "optimum" not in params:
+        # recorded, so the notebook's check never computes a dimension: the graded copy of the
+        # library may have littlestone_dimension removed (the student writes it)
+        params["optimum"] = _dimension(certificate)
+    return {
+        "name": certificate.name,
+        "args": tuple(certificate.args),
+        "kwargs": dict(certificate.kwargs),
+        "verifier": certificate.verifier,
+        "params": params,
+        "target": certificate.target,
+        "points": certificate.points,
+    }
+
+
+def _recorded_case(reference: Callable, item: Any, i: int) -> dict:
+    """One public case with the reference function's result, for ``record_public_checks``."""
+    case = _checked_case(item, i)
+    expected = reference(*copy.deepcopy(tuple(case.args)), **copy.deepcopy(dict(case.kwargs)))
+    return {
+        "name": case.name,
+        "args": tuple(case.args),
+        "kwargs": dict(case.kwargs),
+        "points": case.points,
+        "expected": expected,
+    }

@@ -192,31 +192,8 @@ def merge_rubric(
     orphans: Counter[str] = Counter()
     for number, cells in rows:
         value = {name: cells[i] if i < len(cells) else "" for name, i in column.items()}
-
-        fail = _row_error(rubric_path, number, value)
         code, qid, item_id = value["code"], value["question"], value["item"]
-        if code not in student_of:
-            raise fail("code", "a code of the key (a student's anonymous code)")
-        question = by_id.get(qid)
-        if question is None:
-            raise fail("question", f"one of the questions {list(by_id)}")
-        item = next((item for item in question.items if item.id == item_id), None)
-        if item is None:
-            raise fail("item", f"one of the items of question {qid!r}, {[item.id for item in question.items]}")
-        max_points = parse_number(value["max_points"])
-        if max_points != item.points:
-            raise fail(
-                "max_points",
-                f"{fmt_points(item.points)}, the hidden file's points for {qid}/{item_id} (the rubric changed since "
-                "this file was made: make the template again, or correct the hidden file)",
-            )
-        points = None
-        if value["points"]:
-            points = parse_number(value["points"])
-            if points is None:
-                raise fail("points", "a number such as 2, 1.5 or 1/2, or a blank cell (not marked)")
-            if not 0 <= points <= item.points:
-                raise fail("points", f"a number within [0, {fmt_points(item.points)}]")
+        points = _checked_row(rubric_path, number, value, student_of, by_id)
         key = (code, qid, item_id)
         if key in given:
             raise ValueError(
@@ -227,13 +204,16 @@ def merge_rubric(
         if student_of[code] not in answers:
             orphans[code] += 1
 
-    marks: dict[str, dict[str, ManualMark]] = {}
-    for student in answers:
-        code = codes[student]
-        marks[student] = {
-            question.id: _mark(question, answer_of(answers, student, question.id), code, given)
-            for question in questions
-        }
+    marks = {
+        student: {q.id: _mark(q, answer_of(answers, student, q.id), codes[student], given) for q in questions}
+        for student in answers
+    }
+    return marks, _merge_notes(orphans, given, questions, answers, codes)
+
+
+def _merge_notes(orphans: Counter, given: Mapping, questions, answers: Mapping, codes: Mapping) -> list[str]:
+    """What the lecturer should know after a merge: rubric rows of codes without a submission in this
+    run (ignored), and submissions with answers but no rows (not marked yet)."""
     notes = [
         f"rubric rows for code {code} ({n} rows) have no submission in this run (ignored)"
         for code, n in sorted(orphans.items())
@@ -244,7 +224,37 @@ def merge_rubric(
         for student in sorted(answers, key=lambda s: codes[s])
         if codes[student] not in marked_codes and any(answer_of(answers, student, q.id) for q in questions)
     ]
-    return marks, notes
+    return notes
+
+
+def _checked_row(path: Path, number: int, value: Mapping[str, str], student_of: Mapping, by_id: Mapping):
+    """The points of one rubric row (None: not marked yet), after checking its code, question, item,
+    max_points and points; a ValueError names the file, the row, the column, what was expected and
+    what was given."""
+    fail = _row_error(path, number, value)
+    code, qid, item_id = value["code"], value["question"], value["item"]
+    if code not in student_of:
+        raise fail("code", "a code of the key (a student's anonymous code)")
+    question = by_id.get(qid)
+    if question is None:
+        raise fail("question", f"one of the questions {list(by_id)}")
+    item = next((item for item in question.items if item.id == item_id), None)
+    if item is None:
+        raise fail("item", f"one of the items of question {qid!r}, {[item.id for item in question.items]}")
+    if parse_number(value["max_points"]) != item.points:
+        raise fail(
+            "max_points",
+            f"{fmt_points(item.points)}, the hidden file's points for {qid}/{item_id} (the rubric changed since "
+            "this file was made: make the template again, or correct the hidden file)",
+        )
+    if not value["points"]:
+        return None
+    points = parse_number(value["points"])
+    if points is None:
+        raise fail("points", "a number such as 2, 1.5 or 1/2, or a blank cell (not marked)")
+    if not 0 <= points <= item.points:
+        raise fail("points", f"a number within [0, {fmt_points(item.points)}]")
+    return points
 
 
 def _row_error(path: Path, number: int, value: Mapping[str, str]):
