@@ -30,6 +30,7 @@ import io
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -249,6 +250,17 @@ def test_written_answers_merged_give_the_one_runs_review_pages_rubric_and_gradeb
     book = {r["student"]: r for r in csv.DictReader(out.with_name("scores_gradebook.csv").open(encoding="utf-8"))}
     assert book["ada"]["status"] == "duplicate: ada.md, late.md", "ada's two files are in two shards"
     assert book["ben"]["automatic"] == "0" and book["eve"]["status"] == "to mark", book
+
+
+@needs_bwrap
+def test_a_shards_record_is_private_as_the_answers_file_and_the_key(demo):
+    """The record maps every submission to its written answers: readable by the lecturer alone (0600),
+    like ``<out>_answers.json`` and the review key, never by a co-marker (issue 35, anonymity)."""
+    records = [manifest_path(out) for out in demo["shards"]]
+    assert any("It adds" in record.read_text(encoding="utf-8") for record in records), "a shard holds the answer"
+    for out, record in zip(demo["shards"], records, strict=True):
+        assert stat.S_IMODE(record.stat().st_mode) == 0o600, (record, oct(record.stat().st_mode))
+        assert stat.S_IMODE(out.with_name(out.stem + "_answers.json").stat().st_mode) == 0o600
 
 
 @needs_bwrap

@@ -84,28 +84,11 @@ counted twice. An assignment with written questions (the hidden file's ``QUESTIO
 (anonymous codes, maths typeset offline) and the blank rubric; ``--merge-manual MARKS.csv`` merges
 a filled copy of that rubric into the gradebook and the feedback files (``booktools/grading/gradebook.py``).
 
-**Grading at any scale** (issue 35). ``--shard K/N`` grades shard K of N of SUBMISSIONS: the
-entries (as listed above, skipped and rejected ones included) whose name relative to SUBMISSIONS
-hashes to K (the first 8 bytes of its SHA-256, modulo N, plus 1), so the shards split the folder
-the same way on every machine and in any order. Each shard is a run of its own (OUT, feedback
-folder, gradebook, review) and writes beside OUT its record ``<out>_shard.json`` (K/N, the
-assignment, the hidden tests' SHA-256, the limits, the folder's listing, every row with its checks
-and written answers). ``--merge-shards`` reads only each shard's CSV and record, and writes what
-one run over the whole folder would have written: the CSV, the feedback folder, the gradebook and
-the review folder (codes from the one key file beside OUT)::
-
-    python -m booktools grade submissions/ --assignment halving --out out/scores-1.csv --shard 1/3
-    python -m booktools grade submissions/ --assignment halving --out out/scores-2.csv --shard 2/3
-    python -m booktools grade submissions/ --assignment halving --out out/scores-3.csv --shard 3/3
-    python -m booktools grade --merge-shards out/scores-1.csv out/scores-2.csv out/scores-3.csv \\
-        --assignment halving --out scores.csv
-
-Give every shard the same options: the merge refuses shards of different assignments, hidden
-tests, limits or submission folders, a shard given twice or missing, and a shard with grader-error
-rows (regrade it first, with its ``--shard K/N`` and ``--regrade-errors``). It takes ``--force``,
-``--feedback-dir``, ``--gradebook``, ``--review-dir``, ``--review-names`` and ``--merge-manual`` as a
-run does. The lecturer guide ("Grading a large class") runs the shards as a GitHub Actions matrix
-and as a Slurm array job.
+**Grading at any scale** (issue 35). ``--shard K/N`` grades the entries whose name relative to
+SUBMISSIONS hashes to K (SHA-256, see ``shard.py``) and writes a record ``<out>_shard.json`` beside
+OUT; ``--merge-shards OUT1 ... OUTN --out OUT`` writes from the records what one run over the whole
+folder would have written. The lecturer guide ("Grading a large class") has the commands, a GitHub
+Actions matrix and a Slurm array job.
 
 ``--write-public-checks`` records each assignment's public checks (the hidden file's
 ``public_checks()``) from the reference into ``book/assignments/NAME_public.json``, which

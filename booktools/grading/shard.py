@@ -187,7 +187,8 @@ def write_manifest(args, reference, seen: dict, rows: list[dict], kept: dict[str
         "rows": records,
     }
     path = manifest_path(args.out)
-    write_text(path, json.dumps(data, indent=0, sort_keys=True) + "\n")
+    # private, as the answers file and the key: it maps every submission to its answers
+    write_text(path, json.dumps(data, indent=0, sort_keys=True) + "\n", private=True)
     return path
 
 
