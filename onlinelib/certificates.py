@@ -183,7 +183,8 @@ def _path_text(labels: list[int]) -> str:
 
 
 def verify_mistake_tree(table: Any, tree: Any, *, max_nodes: int = 100_000, optimum: int | None = None) -> Verdict:
-    """Check a mistake tree of a finite class: a certificate that Ldim(C) >= its shortest path (chapter 1).
+    """Check a mistake tree of a finite class: a certificate that Ldim(C) >= the depth of the largest complete
+    tree inside it (chapter 1).
 
     Chapter 1 ("Mistake bounds", the SOA section) defines the Littlestone dimension by
     mistake trees: every internal node holds an instance x and both labels of x are
@@ -207,11 +208,12 @@ def verify_mistake_tree(table: Any, tree: Any, *, max_nodes: int = 100_000, opti
     Returns
     -------
     Verdict
-        Valid iff the object is a tree (no list object used twice, hence no cycle), every node
+        Valid iff the object is a finite tree (no node inside itself; a subtree shared by several
+        parents is read, and counted against ``max_nodes``, once per occurrence), every node
         has the shape above, every x is a point index, no point repeats on a root-to-leaf path
-        and every internal node is a mistake node. ``quality`` is the length of the shortest
-        root-to-leaf path (the depth of the largest complete tree inside, a lower bound on
-        Ldim); ``optimum`` is ``onlinelib.littlestone_dimension`` of the class. A path is
+        and every internal node is a mistake node. ``quality`` is the depth of the largest
+        complete tree inside it, at any node (a subtree certifies Ldim of a subclass, a lower
+        bound on Ldim(C)); ``optimum`` is ``onlinelib.littlestone_dimension`` of the class. A path is
         written as the labels from the root, e.g. ``(+1, -1)``; the root's is ``()``.
 
     Raises
@@ -229,19 +231,24 @@ def verify_mistake_tree(table: Any, tree: Any, *, max_nodes: int = 100_000, opti
     return _valid(
         quality,
         optimum,
-        f"a mistake tree with {n_internal} internal nodes whose every root-to-leaf path has length >= {quality}: "
+        f"a mistake tree with {n_internal} internal nodes holding a complete mistake tree of depth {quality}: "
         f"Ldim >= {quality} (Ldim = {optimum})",
     )
 
 
 def _check_tree(cls: ConceptClass, tree: Any, max_nodes: int) -> tuple[int, int]:
-    """Both passes over the tree; returns (shortest path length, number of internal nodes) or raises _Reject."""
-    # Pass 1: shape, types, ranges, reuse of list objects and the node budget, depth first with
-    # the minus side first (pre-order). Each node is recorded as (parent index, label), so that a
-    # path is rebuilt only for a message.
+    """Both passes over the tree; returns (largest complete depth, number of internal nodes) or raises _Reject."""
+    # Pass 1: shape, types, ranges, cycles and the node budget, depth first with the minus side
+    # first (pre-order). Each node is recorded as (parent index, label), so that a path is rebuilt
+    # only for a message. A subtree shared by several parents (memoised, or a tuple literal CPython
+    # folds into one object) is read once per occurrence, as the grader's copy of it is, and counts
+    # against max_nodes each time; an object inside itself is a cycle. In pre-order the first d
+    # entries of ``ancestors`` are always the objects above a node of depth d.
     nodes: list[tuple[int, int]] = []
     points: list[int] = []  # x of each node, -1 for a leaf
-    seen: set[int] = set()
+    node_depth: list[int] = []
+    ancestors: list[int] = []  # id() of the objects on the path to the current node
+    on_path_ids: set[int] = set()  # the same ids, to test membership in O(1)
     stack: list[tuple[Any, int, int]] = [(tree, -1, 0)]
 
     def where(index: int) -> str:
@@ -258,6 +265,10 @@ def _check_tree(cls: ConceptClass, tree: Any, max_nodes: int) -> tuple[int, int]
             raise _Reject(f"the tree is too large: more than {max_nodes} nodes (max_nodes = {max_nodes})")
         index = len(nodes)
         nodes.append((parent, label))
+        d = 0 if parent < 0 else node_depth[parent] + 1
+        node_depth.append(d)
+        while len(ancestors) > d:
+            on_path_ids.discard(ancestors.pop())
         if obj is None:
             points.append(-1)
             continue
@@ -265,9 +276,10 @@ def _check_tree(cls: ConceptClass, tree: Any, max_nodes: int) -> tuple[int, int]
             raise _Reject(
                 f"{where(index)}: a node must be None (a leaf) or a list [x, minus, plus], got {_describe(obj)}"
             )
-        if id(obj) in seen:
-            raise _Reject(f"{where(index)}: this list object already occurs in the tree (a shared subtree or a cycle)")
-        seen.add(id(obj))
+        if id(obj) in on_path_ids:
+            raise _Reject(f"{where(index)}: this node contains itself (a cycle): a tree is finite")
+        ancestors.append(id(obj))
+        on_path_ids.add(id(obj))
         if len(obj) != 3:
             raise _Reject(f"{where(index)}: a node must be a list [x, minus, plus] of length 3, got length {len(obj)}")
         try:
@@ -293,7 +305,6 @@ def _check_tree(cls: ConceptClass, tree: Any, max_nodes: int) -> tuple[int, int]
     path_points: list[int] = []  # x of the ancestors
     path_members: list[np.ndarray] = []  # indices of the concepts consistent with the path to each ancestor
     on_path: set[int] = set()
-    shortest: int | None = None
     n_internal = 0
     for index, (parent, label) in enumerate(nodes):
         d = 0 if parent < 0 else depth[parent] + 1
@@ -311,7 +322,6 @@ def _check_tree(cls: ConceptClass, tree: Any, max_nodes: int) -> tuple[int, int]
             members = np.arange(cls.size)
         x = points[index]
         if x < 0:
-            shortest = d if shortest is None else min(shortest, d)
             continue
         n_internal += 1
         if x in on_path:
@@ -326,7 +336,27 @@ def _check_tree(cls: ConceptClass, tree: Any, max_nodes: int) -> tuple[int, int]
         path_points.append(x)
         path_members.append(members)
         on_path.add(x)
-    return shortest or 0, n_internal
+    return _largest_complete_depth(nodes, points), n_internal
+
+
+def _largest_complete_depth(nodes: list[tuple[int, int]], points: list[int]) -> int:
+    """The depth of the largest complete mistake tree inside a valid tree, at any node (issue 36).
+
+    A node's subtree is a mistake tree of the concepts consistent with the path to it, a subclass
+    of C, so its complete depth (0 at a leaf, else 1 + the smaller of its two sides') is a lower
+    bound on Ldim(C) wherever the node is: a leaf at depth 1 beside a complete depth-2 subtree
+    certifies Ldim >= 2, not 1. Nodes are in pre-order, so each child comes after its parent.
+    """
+    complete = [0] * len(nodes)
+    smaller_side: list[int | None] = [None] * len(nodes)
+    for index in range(len(nodes) - 1, -1, -1):
+        if points[index] >= 0:
+            complete[index] = 1 + (smaller_side[index] or 0)
+        parent = nodes[index][0]
+        if parent >= 0:
+            side = smaller_side[parent]
+            smaller_side[parent] = complete[index] if side is None else min(side, complete[index])
+    return max(complete, default=0)
 
 
 # -- chapter 1: shattered sets and the VC dimension -----------------------------------------------

@@ -81,6 +81,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {"$fraction": [str(value.numerator), str(value.denominator)]}
     if isinstance(value, np.generic) and value.dtype.name in _DTYPES:
         return value.item()
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return _encode_object_array(value, _depth)
     if isinstance(value, np.ndarray):
         if value.dtype.name not in _DTYPES:
             raise PlainDataError(f"a numpy array of dtype {value.dtype} is not plain data")
@@ -171,6 +173,8 @@ def decode(data: Any, _depth: int = 0) -> Any:
             return np.array(flat, dtype=dtype).reshape(shape)
         except (OverflowError, ValueError, TypeError) as exc:
             raise PlainDataError(f"bad $array: {str(exc)[:100]}") from None
+    if tag == "$objects":
+        return _decode_object_array(body, _depth)
     if tag == "$kernel":
         _expect(
             isinstance(body, dict)
@@ -190,6 +194,44 @@ def decode(data: Any, _depth: int = 0) -> Any:
 
         return BooleanKernel(body["monotone"], body["max_literals"])
     raise PlainDataError(f"unknown tag {tag[:40]!r}")
+
+
+def _encode_object_array(value: np.ndarray, depth: int) -> dict:
+    """A numpy array of dtype object whose entries are exact scalars (ints, numpy integers, Fractions):
+    the form the certificate assignments allow for exact numbers (issue 36). Anything else inside,
+    a float, a list or an object, is refused with its place."""
+    flat = []
+    for i, item in enumerate(value.ravel().tolist()):
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer, Fraction)):
+            raise PlainDataError(
+                f"a numpy array of dtype object may hold only ints and Fractions, got {type(item).__name__}"
+            ).inside(i)
+        flat.append(encode(item, depth + 1))
+    return {"$objects": {"shape": list(value.shape), "data": flat}}
+
+
+def _decode_object_array(body: Any, depth: int) -> np.ndarray:
+    """The object array of ``_encode_object_array``: a shape and the flat entries, each an int or a Fraction."""
+    _expect(isinstance(body, dict) and set(body) == {"shape", "data"}, "$objects must hold shape and data")
+    shape, flat = body["shape"], body["data"]
+    _expect(
+        isinstance(shape, list)
+        and len(shape) <= MAX_DEPTH
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
+        "$objects shape must be a list of sizes >= 0",
+    )
+    _expect(
+        isinstance(flat, list) and len(flat) == math.prod(shape),
+        "$objects data must be a flat list with one entry per element",
+    )
+    items = _each(flat, decode, depth)
+    _expect(
+        all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in items),
+        "$objects data must hold ints and fractions",
+    )
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out.reshape(shape)
 
 
 def _each(items, convert, depth: int) -> list:

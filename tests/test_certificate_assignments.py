@@ -20,6 +20,7 @@ The correct code below (``SOLUTIONS``) is written as a student would write it, f
 notebooks' statements, not taken from the references (which students cannot import).
 """
 
+import copy
 import csv
 import math
 import os
@@ -242,6 +243,38 @@ PROOFS = {
 }
 
 
+# Other representations the assignments' texts allow (issue 36): the correct answer above, handed in
+# differently. Each must earn full marks in the notebook's public checks and in the grader.
+VARIANTS = {
+    # "the lists may be numpy arrays of an integer or object dtype too": exact Fractions in object arrays
+    ("perceptron_stream", "object_arrays"): """
+_lists = perceptron_stream
+
+
+def perceptron_stream(radius, margin, dim):
+    X, y, u = _lists(radius, margin, dim)
+    as_objects = lambda rows: np.array([[Fraction(v) for v in row] for row in rows], dtype=object)
+    return as_objects(X), np.array(y, dtype=object), as_objects([u])[0]
+""",
+    # a tree with shared subtrees: equal subtrees made once (memoised), and tuples as CPython folds them
+    ("mistake_tree", "shared_subtrees"): """
+_fresh = mistake_tree
+
+
+def mistake_tree(table):
+    made = {}
+
+    def shared(node):
+        if node is None:
+            return None
+        key = (int(node[0]), shared(node[1]), shared(node[2]))
+        return made.setdefault(tuple(map(id, key[1:])) + (key[0],), key)
+
+    return shared(_fresh(table))
+""",
+}
+
+
 @cache
 def solution(part):
     """The correct code of one part, executed: the function or class."""
@@ -419,15 +452,18 @@ def test_mistake_tree_mutants():
         if certificate.params["optimum"] >= 1:
             assert check.points == 0 and "must be an int, got" in check.message and "(float)" in check.message, check
 
-    def shared_subtree(table):  # one subtree object used for both labels
-        def node(n):
+    def minus_side_twice(table):  # the subtree made for label -1 reused for +1: a shared object (allowed)
+        def node(n):  # whose nodes are no longer mistake nodes under the other label
             return [n[0], n[1], n[1]] if n[1] is not None else n
 
         return _map_tree(_reference_tree(table), node)
 
-    for certificate, check in run_mutant("mistake_tree", shared_subtree):
-        if certificate.params["optimum"] >= 2:
-            assert check.points == 0 and "already occurs in the tree" in check.message, check
+    # sharing changes nothing (issue 36): the verdict is the one of the same tree with its subtrees copied,
+    # valid on a class symmetric under the swap (all concepts), invalid where the reused side fails
+    shared = run_mutant("mistake_tree", minus_side_twice)
+    copied = run_mutant("mistake_tree", lambda table: copy.deepcopy(minus_side_twice(table)))
+    assert [(c.points, c.message) for _, c in shared] == [(c.points, c.message) for _, c in copied]
+    assert any(c.points == 0 for _, c in shared) and any(c.passed for _, c in shared), shared
 
     def swapped(table):  # the subtrees of -1 and +1 exchanged
         return _map_tree(_reference_tree(table), lambda n: [n[0], n[2], n[1]])
@@ -913,9 +949,10 @@ def test_single_part_assignments_have_no_questions():
 # -- python -m booktools grade on a correct notebook -------------------------------------------------------
 
 
-def _submission(name, *, drop=None, proof=True):
+def _submission(name, *, drop=None, proof=True, extra=None):
     """The notebook with its stubs replaced by correct code, as MyST text. ``drop``: a part left out,
-    its stub and its public checks deleted (the notebook then does not define it at all)."""
+    its stub and its public checks deleted (the notebook then does not define it at all); ``extra``:
+    {part: code run after the part's solution in the same cell} (another representation)."""
     nb = notebook(name)
     kept = []
     for cell in nb.cells:
@@ -924,7 +961,7 @@ def _submission(name, *, drop=None, proof=True):
             if drop is not None and (part == drop or f'part="{drop}"' in cell.source):
                 continue
             if part:
-                cell.source = SOLUTIONS[part].strip()
+                cell.source = (SOLUTIONS[part] + (extra or {}).get(part, "")).strip()
         elif proof and cell.metadata.get("question") in PROOFS:
             cell.source = PROOFS[cell.metadata["question"]]
         kept.append(cell)
@@ -947,6 +984,9 @@ def graded(tmp_path_factory):
         if name in MIXED:
             first = next(iter(parts(name)))
             (folder / "one_part_missing.md").write_text(_submission(name, drop=first), encoding="utf-8")
+        for (part, variant), code in VARIANTS.items():
+            if part in parts(name):
+                (folder / f"{variant}.md").write_text(_submission(name, extra={part: code}), encoding="utf-8")
         out = base / name / "scores.csv"
         command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", name]
         # nothing here hangs, so the deadline has room (the twelve judges of the six runs share the
@@ -962,6 +1002,46 @@ def graded(tmp_path_factory):
                 rows = {row["submission"]: row for row in csv.DictReader(handle)}
         results[name] = (process.returncode, rows, stderr.decode(errors="replace"), out)
     return results
+
+
+@pytest.mark.parametrize(("part", "variant"), list(VARIANTS))
+def test_every_representation_the_text_allows_passes_the_public_checks_and_the_hidden_tests(
+    part, variant, capsys, monkeypatch
+):
+    """In the notebook (its public checks, in-process) and in the hidden tests' comparison after the
+    grader's transport (plain_data), an answer in another allowed representation earns full marks.
+    Before issue 36 the object arrays were refused by the transport ("a numpy array of dtype object
+    is not plain data": 0/8 in the grader, 2/2 in the notebook) and the shared subtrees by the public
+    check ("this list object already occurs in the tree"), while the grader's copy earned 12/12."""
+    from onlinelib import plain_data
+
+    name = next(n for n in NAMES if part in parts(n))
+    namespace = {}
+    exec(PRELUDE + SOLUTIONS[part] + VARIANTS[part, variant], namespace)
+    student = namespace[part]
+    monkeypatch.chdir(ASSIGNMENTS)
+    public = ol.grading.load_public_checks(f"{name}_public.json", **({"part": part} if name in MIXED else {}))
+    report = public.run(student)
+    assert report.passed, report.summary()
+    certificate = public.certificates[0]
+    made = student(*certificate.args, **certificate.kwargs)
+    carried = plain_data.loads(plain_data.dumps(made))  # what the grader's judge receives
+
+    def through_transport(*args, **kwargs):  # the certificate as the judge decodes it
+        return carried
+
+    assert ol.grading.check_certificate(through_transport, certificate).passed
+    full = hidden(name).grade(hidden(name).REFERENCE)
+    graded_report = grade(name, {**solutions(name), part: student} if name in MIXED else student)
+    assert graded_report.max_score == full.max_score and graded_report.passed, graded_report.summary()
+
+
+@pytest.mark.parametrize(("part", "variant"), list(VARIANTS))
+def test_the_grader_gives_every_allowed_representation_full_marks(graded, part, variant):
+    name = next(n for n in NAMES if part in parts(n))
+    code, rows, stderr, out = graded[name]
+    row = rows[f"{variant}.md"]
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
 
 
 @pytest.mark.parametrize("name", NAMES)

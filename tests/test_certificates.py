@@ -101,15 +101,38 @@ def test_tree_repeat_deep_in_the_tree_names_its_path():
     assert_invalid(verify_mistake_tree(ALL3, tree), "node at path (-1, +1, +1): point 0 repeats on its path")
 
 
-def test_tree_shared_subtree_and_cycle():
+def test_tree_shared_subtrees_count_per_occurrence_and_cycles_are_refused():
+    """Issue 36: a subtree shared by several parents (memoised, or a tuple literal CPython folds into one
+    object) is the same tree as its copy, which the grader's transport makes; before, the public
+    check refused it ("this list object already occurs") while the grader credited the copy."""
     shared = [1, None, None]
-    assert_invalid(verify_mistake_tree(ALL3, [0, shared, shared]), "(+1,): this list object already occurs")
+    assert verify_mistake_tree(ALL3, [0, shared, shared]) == verify_mistake_tree(
+        ALL3, [0, [1, None, None], [1, None, None]]
+    )
+    folded = (0, (1, None, None), (1, None, None))
+    assert verify_mistake_tree(ALL3, folded).quality == 2
+    # counted once per occurrence against max_nodes: 2**41 - 1 nodes from 41 objects are refused fast
+    chain = None
+    for _ in range(40):
+        chain = [0, chain, chain]
+    assert_invalid(verify_mistake_tree(ALL3, chain, max_nodes=1000), "too large: more than 1000 nodes")
     cycle = [0, None, None]
     cycle[2] = cycle
-    assert_invalid(verify_mistake_tree(ALL3, cycle), "node at path (+1,): this list object already occurs")
+    assert_invalid(verify_mistake_tree(ALL3, cycle), "node at path (+1,): this node contains itself (a cycle)")
     deep_cycle = [0, [1, None, None], None]
     deep_cycle[1][1] = deep_cycle
-    assert_invalid(verify_mistake_tree(ALL3, deep_cycle), "path (-1, -1): this list object already occurs")
+    assert_invalid(verify_mistake_tree(ALL3, deep_cycle), "path (-1, -1): this node contains itself (a cycle)")
+
+
+def test_tree_quality_is_the_largest_complete_depth_anywhere():
+    """Issue 36: a leaf at depth 1 beside a complete depth-2 subtree certifies Ldim >= 2 (the subtree is
+    a mistake tree of a subclass); the shortest root-to-leaf path, 1, was credited before."""
+    full2 = [1, [2, None, None], [2, None, None]]
+    verdict = verify_mistake_tree(ALL3, [0, None, full2])
+    assert (verdict.valid, verdict.quality, verdict.score) == (True, 2, Fraction(2, 3)), verdict
+    assert verify_mistake_tree(ALL3, [0, [1, None, None], full2]).quality == 2
+    deep = [0, None, [1, None, [2, None, None]]]  # no complete depth-2 tree anywhere: one-sided paths
+    assert verify_mistake_tree(ALL3, deep).quality == 1
 
 
 def test_tree_node_budget():

@@ -5,8 +5,8 @@ Run by ``python -m booktools grade SUBMISSIONS --assignment mistake_tree --out s
 
 A certificate assignment: the student's ``mistake_tree(table)`` returns a tree, which
 ``onlinelib.certificates.verify_mistake_tree`` checks exactly (the grader runs it in its judge, on
-the plain data the sandbox returned). A valid tree whose shortest root-to-leaf path has length q
-earns ``points * q / Ldim``; an invalid one earns 0 and is told which node broke which condition.
+the plain data the sandbox returned). A valid tree whose largest complete mistake tree (at any
+node) has depth q earns ``points * q / Ldim``; an invalid one earns 0 and is told which node broke which condition.
 Ldim is computed here once per class and passed as ``optimum``, so nothing searches twice.
 """
 
@@ -126,5 +126,5 @@ def public_checks():
 
 
 def grade(student) -> checks.GradeReport:
-    """Each class's tree verified exactly: points * min(1, shortest path / Ldim) for a valid tree."""
+    """Each class's tree verified exactly: points * min(1, largest complete depth / Ldim) for a valid tree."""
     return checks.verify_certificates(student, cases(), title=TITLE)
