@@ -17,16 +17,18 @@ can score and show:
   the node, the round, the point); for a valid one a one-line summary.
 
 **Student data is untrusted.** A verifier never raises on it: a wrong type or shape, a
-label other than ±1, a float, a NaN, a bool where an int is expected, an index out of
+label other than ±1, a float where an int is expected, a NaN, a bool, an index out of
 range or an object over the size limit gives ``valid=False`` with the reason. Sizes are
 checked before anything deep is walked (``len`` of a container is checked before its
 items are read, nodes are counted against a budget), and every traversal is iterative,
 so a huge or cyclic object is rejected quickly and without a recursion error.
 
-**Everything is exact.** Student numbers must be Python ints, numpy integers,
-``fractions.Fraction`` or strings ``"p/q"`` / ``"p"``; floats are refused (a float that
-rounded across a threshold once produced a false counterexample in this book). A
-numerator or denominator may have at most ``MAX_BITS`` bits.
+**Everything is exact.** A rational a student gives may be a Python int, a numpy integer,
+a ``fractions.Fraction``, a string ``"p/q"`` / ``"p"`` or a finite float, taken at its exact
+binary value (``Fraction(0.1)`` is not 1/10; issue 36): every condition is decided in exact
+arithmetic on the numbers given, never in floating point (a float comparison that rounded
+across a threshold once produced a false counterexample in this book). Point indices,
+labels and 0/1 entries are ints. A numerator or denominator may have at most ``MAX_BITS`` bits.
 
 **Lecturer arguments are trusted but checked.** A bad table, radius, margin or rate
 raises ``TypeError``/``ValueError`` naming the argument, its domain and the value.
@@ -115,7 +117,8 @@ def _student_int(value: Any, name: str) -> int:
 
 
 def _student_fraction(value: Any, name: str) -> Fraction:
-    """``value`` as a Fraction: an int, numpy integer, Fraction or a string "p/q"; no float, bool or NaN."""
+    """``value`` as a Fraction: an int, numpy integer, Fraction, string "p/q" or finite float (at its exact
+    binary value); no bool, NaN or infinity."""
     if isinstance(value, str):
         if len(value) > _MAX_TEXT or not _FRACTION_TEXT.fullmatch(value):
             raise _Reject(f'{name} must be an exact rational "p/q" or "p", got the string {_describe(value)}')
@@ -125,13 +128,13 @@ def _student_fraction(value: Any, name: str) -> Fraction:
         result = Fraction(int(num), int(den) if den else 1)
     elif isinstance(value, Fraction):
         result = value
+    elif isinstance(value, (float, np.floating)) and math.isfinite(value):
+        result = Fraction(float(value))  # a float's exact binary value (issue 36): 0.1 is not 1/10
     elif isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        kind = "a float (floats are not exact; give a Fraction or a string 'p/q')"
-        if not isinstance(value, (float, np.floating)):
-            kind = f"{_describe(value)} ({type(value).__name__})"
-        elif value != value:
-            kind = "NaN"
-        raise _Reject(f"{name} must be an exact rational (int, Fraction or 'p/q'), got {kind}")
+        kind = f"{_describe(value)} ({type(value).__name__})"
+        if isinstance(value, (float, np.floating)):
+            kind = "NaN" if value != value else "an infinite float"
+        raise _Reject(f"{name} must be an exact rational (int, Fraction, 'p/q' or a finite float), got {kind}")
     else:
         result = Fraction(int(value))
     if result.numerator.bit_length() > MAX_BITS or result.denominator.bit_length() > MAX_BITS:
@@ -139,12 +142,15 @@ def _student_fraction(value: Any, name: str) -> Fraction:
     return result
 
 
-def _student_sequence(value: Any, name: str, max_len: int, *, what: str = "items", ndim: int = 1) -> list:
-    """``value`` as a list (from a list, tuple or ``ndim``-D numpy array), checking its length before reading it."""
+def _student_sequence(
+    value: Any, name: str, max_len: int, *, what: str = "items", ndim: int = 1, kinds: str = "iuO"
+) -> list:
+    """``value`` as a list (from a list, tuple or ``ndim``-D numpy array of a dtype kind in ``kinds``),
+    checking its length before reading it."""
     if isinstance(value, np.ndarray):
         if value.ndim != ndim:
             raise _Reject(f"{name} must be a {ndim}-D sequence of {what}, got an array of shape {value.shape}")
-        if value.dtype.kind not in "iuO":
+        if value.dtype.kind not in kinds:
             raise _Reject(f"{name} must hold exact {what}, got an array of dtype {value.dtype}")
     elif type(value) not in (list, tuple):  # exactly: a subclass could run code on len or indexing
         raise _Reject(f"{name} must be a list of {what}, got {_describe(value)}")
@@ -452,14 +458,14 @@ def _rational_rows(X: Any, max_rounds: int, dim: int) -> list[list[Fraction]]:
     if isinstance(X, np.ndarray):
         if X.ndim != 2:
             raise _Reject(f"X must be a (T, d) table of rationals, got an array of shape {X.shape}")
-        if X.dtype.kind not in "iuO":
-            raise _Reject(f"X must hold exact rationals, got an array of dtype {X.dtype}")
-    rows = _student_sequence(X, "X", max_rounds, what="rows", ndim=2)
+        if X.dtype.kind not in "iufO":
+            raise _Reject(f"X must hold rationals (ints, Fractions or floats), got an array of dtype {X.dtype}")
+    rows = _student_sequence(X, "X", max_rounds, what="rows", ndim=2, kinds="iufO")
     if not rows:
         raise _Reject("X must hold at least one row, got none")
     result = []
     for t, row in enumerate(rows, start=1):
-        entries = _student_sequence(row, f"X row {t}", dim, what="rationals")
+        entries = _student_sequence(row, f"X row {t}", dim, what="rationals", kinds="iufO")
         if len(entries) != dim:
             raise _Reject(f"round {t}: x has {len(entries)} entries, u has {dim}")
         result.append([_student_fraction(e, f"round {t}: x[{i}]") for i, e in enumerate(entries)])
@@ -496,7 +502,8 @@ def verify_perceptron_stream(
     Parameters
     ----------
     X : (T, d) rationals; y : (T,) labels ±1; u : (d,) rationals (the student's)
-        Rationals are ints, numpy integers, Fractions or strings "p/q"; no floats.
+        Rationals are ints, numpy integers, Fractions, strings "p/q" or finite floats (at their
+        exact binary value); numpy arrays of an integer, float or object dtype are accepted.
     radius, margin : int or Fraction (the lecturer's)
         R > 0 and gamma > 0.
     max_rounds, max_dim : int, keyword-only
@@ -521,7 +528,7 @@ def verify_perceptron_stream(
     r2, g2 = radius * radius, margin * margin
     optimum = math.floor(r2 / g2)
     try:
-        u_list = _student_sequence(u, "u", max_dim, what="rationals")
+        u_list = _student_sequence(u, "u", max_dim, what="rationals", kinds="iufO")
         if not u_list:
             raise _Reject("u must have at least one coordinate, got none")
         u_exact = [_student_fraction(v, f"u[{i}]") for i, v in enumerate(u_list)]

@@ -269,6 +269,17 @@ GAMMA = Fraction(1, 2)
 EPS = Fraction(1, 10**9)
 
 
+def test_perceptron_stream_floats_are_their_exact_values():
+    """Issue 36: np.eye(4) and u = (1/2, ...) in floats are the exact stream they represent, so they earn
+    what the same numbers as Fractions earn (before, any float was refused)."""
+    exact = verify_perceptron_stream(IDENTITY4, [1] * 4, [1] * 4, 1, GAMMA)
+    assert verify_perceptron_stream(np.eye(4), [1] * 4, [1] * 4, 1, GAMMA) == exact
+    assert verify_perceptron_stream(IDENTITY4, [1] * 4, [0.5] * 4, 1, GAMMA).quality == exact.quality == 4
+    # 0.3 as a float is 5404319552844595/18014398509481984, just below 3/10: short of a margin of 3/10
+    short = verify_perceptron_stream([[0.3, 0, 0, 0]], [1], [1, 0, 0, 0], 1, Fraction(3, 10))
+    assert not short.valid and "5404319552844595/18014398509481984 < gamma ||u||" in short.reason, short
+
+
 @pytest.mark.parametrize(
     ("X", "y", "u", "gamma", "fragment"),
     [
@@ -285,15 +296,17 @@ EPS = Fraction(1, 10**9)
         (IDENTITY4, [1, 0, 1, 1], [1] * 4, GAMMA, "round 2: y = 0 is not a label ±1"),
         (IDENTITY4, [1, True, 1, 1], [1] * 4, GAMMA, "round 2: y must be an int, got True"),
         (IDENTITY4, [1.0] * 4, [1] * 4, GAMMA, "round 1: y must be an int, got 1.0"),
+        # a float is its exact value (issue 36): 0.5 is 1/2, too short for the margin here
+        ([[0.5, 0, 0, 0]], [1], [1] * 4, GAMMA, "round 1: y <u, x> = 1/2 < gamma ||u||"),
+        ([[float("inf"), 0, 0, 0]], [1], [1] * 4, GAMMA, "round 1: x[0] must be an exact rational"),
+        ([[float("nan"), 0, 0, 0]], [1], [1] * 4, GAMMA, "got NaN"),
         (
-            [[0.5, 0, 0, 0]],
+            [[True, 0, 0, 0]],
             [1],
             [1] * 4,
             GAMMA,
-            "round 1: x[0] must be an exact rational (int, Fraction or 'p/q'), got a float",
+            "x[0] must be an exact rational (int, Fraction, 'p/q' or a finite float), got True",
         ),
-        ([[float("nan"), 0, 0, 0]], [1], [1] * 4, GAMMA, "got NaN"),
-        ([[True, 0, 0, 0]], [1], [1] * 4, GAMMA, "x[0] must be an exact rational (int, Fraction or 'p/q'), got True"),
         ([["1/0", 0, 0, 0]], [1], [1] * 4, GAMMA, "round 1: x[0] has denominator 0"),
         (
             [["one", 0, 0, 0]],
@@ -313,10 +326,22 @@ EPS = Fraction(1, 10**9)
         ([[1, 0, 0]], [1], [1] * 4, GAMMA, "round 1: x has 3 entries, u has 4"),
         ([[1, 0, 0, 0]], [1, 1], [1] * 4, GAMMA, "y must have one label per row of X (1), got 2"),
         ([], [], [1] * 4, GAMMA, "X must hold at least one row"),
-        (np.eye(4), [1] * 4, [1] * 4, GAMMA, "X must hold exact rationals, got an array of dtype float64"),
+        (
+            np.eye(4, dtype=complex),
+            [1] * 4,
+            [1] * 4,
+            GAMMA,
+            "X must hold rationals (ints, Fractions or floats), got an array of dtype complex128",
+        ),
         (np.ones(4, dtype=int), [1], [1] * 4, GAMMA, "got an array of shape (4,)"),
         (IDENTITY4, [1] * 4, [0, 0, 0, 0], GAMMA, "u must not be the zero vector"),
-        (IDENTITY4, [1] * 4, [0.5] * 4, GAMMA, "u[0] must be an exact rational"),
+        (
+            IDENTITY4,
+            [1] * 4,
+            [float("nan")] * 4,
+            GAMMA,
+            "u[0] must be an exact rational (int, Fraction, 'p/q' or a finite float), got NaN",
+        ),
         (IDENTITY4, [1] * 4, [], GAMMA, "u must have at least one coordinate"),
         (IDENTITY4, [1] * 4, "1111", GAMMA, "u must be a list of rationals, got '1111'"),
         ([[1, 0, 0, 0]] * 10_001, [1] * 10_001, [1] * 4, GAMMA, "X is too large: 10001 rows, the limit is 10000"),
