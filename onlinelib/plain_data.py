@@ -158,16 +158,7 @@ def decode(data: Any, _depth: int = 0) -> Any:
             isinstance(dtype, str) and dtype in _DTYPES,
             f"$array dtype must be one of {', '.join(_DTYPES)}, got {str(dtype)[:40]!r}",
         )
-        _expect(
-            isinstance(shape, list)
-            and len(shape) <= MAX_DEPTH
-            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
-            "$array shape must be a list of sizes >= 0",
-        )
-        _expect(
-            isinstance(flat, list) and len(flat) == math.prod(shape),
-            "$array data must be a flat list with one entry per element",
-        )
+        _check_shape("$array", shape, flat)
         _expect(all(type(v) in (bool, int, float) for v in flat), "$array data must hold numbers")
         try:
             return np.array(flat, dtype=dtype).reshape(shape)
@@ -196,6 +187,20 @@ def decode(data: Any, _depth: int = 0) -> Any:
     raise PlainDataError(f"unknown tag {tag[:40]!r}")
 
 
+def _check_shape(tag: str, shape: Any, flat: Any) -> None:
+    """An array's shape (sizes >= 0, at most MAX_DEPTH of them) and its flat data, one entry per element."""
+    _expect(
+        isinstance(shape, list)
+        and len(shape) <= MAX_DEPTH
+        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
+        f"{tag} shape must be a list of sizes >= 0",
+    )
+    _expect(
+        isinstance(flat, list) and len(flat) == math.prod(shape),
+        f"{tag} data must be a flat list with one entry per element",
+    )
+
+
 def _encode_object_array(value: np.ndarray, depth: int) -> dict:
     """A numpy array of dtype object whose entries are exact scalars (ints, numpy integers, Fractions):
     the form the certificate assignments allow for exact numbers (issue 36). Anything else inside,
@@ -214,16 +219,7 @@ def _decode_object_array(body: Any, depth: int) -> np.ndarray:
     """The object array of ``_encode_object_array``: a shape and the flat entries, each an int or a Fraction."""
     _expect(isinstance(body, dict) and set(body) == {"shape", "data"}, "$objects must hold shape and data")
     shape, flat = body["shape"], body["data"]
-    _expect(
-        isinstance(shape, list)
-        and len(shape) <= MAX_DEPTH
-        and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape),
-        "$objects shape must be a list of sizes >= 0",
-    )
-    _expect(
-        isinstance(flat, list) and len(flat) == math.prod(shape),
-        "$objects data must be a flat list with one entry per element",
-    )
+    _check_shape("$objects", shape, flat)
     items = _each(flat, decode, depth)
     _expect(
         all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in items),

@@ -79,3 +79,16 @@ def python_calls(fn):
     profile = cProfile.Profile(builtins=False)
     result = profile.runcall(fn)
     return result, pstats.Stats(profile).total_calls
+
+
+def run_grade(folder, out, hidden_dir, *extra, assignment="demo"):
+    """``python -m booktools grade FOLDER`` on an assignment whose hidden file and notebook are in
+    ``hidden_dir`` (a test's own), two jobs at a time; the completed process."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", assignment, "--out", str(out)]
+    command += ["--hidden-dir", str(hidden_dir), "--assignments-dir", str(hidden_dir), "--jobs", "2", *extra]
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=root)

@@ -21,8 +21,6 @@ import csv
 import io
 import itertools
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +28,7 @@ import pytest
 from booktools.grading.csvfile import FORMULA_CHARS, from_cell, read_csv, to_cell, write_csv
 from booktools.grading.feedback import FeedbackFolder
 from booktools.grading.scores import Rows
+from examples import run_grade
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the grader's sandbox needs bubblewrap")
@@ -211,12 +210,6 @@ def double(x):
 
 {answer}
 """
-
-
-def run_grade(folder: Path, out: Path, hidden_dir: Path, *extra: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", "demo", "--out", str(out)]
-    command += ["--hidden-dir", str(hidden_dir), "--assignments-dir", str(hidden_dir), "--jobs", "2", *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,6 @@ import itertools
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +36,7 @@ from booktools.grading.gradebook import _students, write_gradebook
 from booktools.grading.questions import questions_from_hidden
 from booktools.grading.review import _mathjax_source
 from booktools.grading.rubric import merge_rubric, rubric_marks, write_rubric_template
+from examples import run_grade
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="the grader's sandbox needs bubblewrap")
@@ -91,12 +90,6 @@ NEUTRAL = "network framework answer rubric question submissions slice"
 
 def notebook(front: str, n: int, bom: bool = False) -> str:
     return ("\ufeff" if bom else "") + NOTEBOOK.format(front=f"student: {front}\n" if front else "", n=n)
-
-
-def run_grade(folder: Path, out: Path, hidden_dir: Path, *extra: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", "demo", "--out", str(out)]
-    command += ["--hidden-dir", str(hidden_dir), "--assignments-dir", str(hidden_dir), "--jobs", "2", *extra]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
 @pytest.fixture(scope="module")
