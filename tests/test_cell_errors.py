@@ -209,30 +209,53 @@ def with_parts(name: str, replace: dict) -> str:
     return jupytext.writes(notebook, fmt="md:myst")
 
 
-# perceptron_proofs: code cell 1 imports, 2 is part (a)'s class, 3 its public checks, 4 part (b)'s
-# function, 5 its public checks. Correct code for both, as a student writes it.
-PERCEPTRON = """class PerceptronLearner:
-    def __init__(self, n_features):
-        self.weights = np.zeros(n_features)
-        self.n_updates = 0
+# winnow2: code cell 1 imports, 2 is part (a)'s class, 3 its public checks, 4 part (b)'s function,
+# 5 its public checks. Correct code for both, as a student writes it.
+LEARNER = """class Winnow2Learner:
+    def __init__(self, n, alpha, theta=None):
+        self.alpha, self.theta = Fraction(alpha), Fraction(n if theta is None else theta)
+        self.weights = [Fraction(1)] * n
+        self.promotions = self.demotions = 0
 
     def predict(self, x):
-        return 1 if float(np.dot(self.weights, x)) >= 0 else -1
+        score = sum((w for w, xi in zip(self.weights, x) if xi == 1), Fraction(0))
+        return 1 if score > self.theta else -1
 
     def update(self, x, y):
-        if y * float(np.dot(self.weights, x)) <= 0:
-            self.weights = self.weights + y * np.asarray(x, dtype=float)
-            self.n_updates += 1"""
-STREAM = """def perceptron_stream(radius, margin, dim):
-    R, gamma = Fraction(radius), Fraction(margin)
-    k = math.floor(R * R / (gamma * gamma))
-    X = [[R if j == i else 0 for j in range(k)] for i in range(k)]
-    return X, [1] * k, [1] * k"""
-STREAM_STUB = """def perceptron_stream(radius, margin, dim):
+        if self.predict(x) != y:
+            factor = self.alpha if y == 1 else 1 / self.alpha
+            self.weights = [w * factor if xi == 1 else w for w, xi in zip(self.weights, x)]
+            self.promotions += y == 1
+            self.demotions += y == -1"""
+STREAM = """def winnow2_counterexample(n):
+    alpha, theta = Fraction(3, 2), Fraction(n)
+    w = [Fraction(1)] * n
+    X, y = [], []
+    while True:  # promote x_0 with the heaviest others below theta; then demote by the lightest overshoot
+        others = sorted(range(1, n), key=lambda i: w[i], reverse=True)
+        active, score = ([0], w[0]) if w[0] <= theta else ([], Fraction(0))
+        for i in others:
+            if score + w[i] <= theta:
+                active.append(i)
+                score += w[i]
+        label = 1
+        if w[0] > theta:
+            extra = [i for i in reversed(others) if i not in active and score + w[i] > theta]
+            if not extra:
+                break
+            active.append(extra[0])
+            label = -1
+        for i in active:
+            w[i] = w[i] * alpha if label == 1 else w[i] / alpha
+        X.append([1 if i in active else 0 for i in range(n)])
+        y.append(label)
+    return X, y, [0]"""
+STREAM_STUB = """def winnow2_counterexample(n):
     raise NotImplementedError
 
 
-perceptron_stream(3, 1, 10)  # trying the stub out: it raises at the top level"""
+winnow2_counterexample(48)  # trying the stub out: it raises at the top level"""
+PREDICT_LINE = LEARNER.splitlines().index("    def predict(self, x):") + 1
 
 SUBMISSIONS = {
     "halving": {
@@ -241,16 +264,16 @@ SUBMISSIONS = {
         "error_then_spin.md": myst([IMPORTS, DEBUG_LINE, HALVING, SPIN]),
         "correct.md": myst([IMPORTS, HALVING]),
     },
-    "perceptron_proofs": {
-        "part_b_stub_raises.md": with_parts("perceptron_proofs", {2: PERCEPTRON, 4: STREAM_STUB}),
+    "winnow2": {
+        "part_b_stub_raises.md": with_parts("winnow2", {2: LEARNER, 4: STREAM_STUB}),
         "part_b_raises_first.md": with_parts(
-            "perceptron_proofs", {2: PERCEPTRON, 4: "assert False, 'part (b) is not done yet'\n\n" + STREAM}
+            "winnow2", {2: LEARNER, 4: "assert False, 'part (b) is not done yet'\n\n" + STREAM}
         ),
-        "part_a_error_first.md": with_parts("perceptron_proofs", {2: "scale = 1 / 0\n\n" + PERCEPTRON, 4: STREAM}),
+        "part_a_error_first.md": with_parts("winnow2", {2: "scale = 1 / 0\n\n" + LEARNER, 4: STREAM}),
         "part_a_syntax_error.md": with_parts(
-            "perceptron_proofs", {2: PERCEPTRON.replace("def predict(self, x):", "def predict(self, x)"), 4: STREAM}
+            "winnow2", {2: LEARNER.replace("def predict(self, x):", "def predict(self, x)"), 4: STREAM}
         ),
-        "correct.md": with_parts("perceptron_proofs", {2: PERCEPTRON, 4: STREAM}),
+        "correct.md": with_parts("winnow2", {2: LEARNER, 4: STREAM}),
     },
 }
 
@@ -328,8 +351,8 @@ class TestSeveralParts:
     def test_a_part_b_stub_that_raises_at_the_top_level_costs_only_part_b(self, rows):
         """(b) The old worker stopped at cell 4's NotImplementedError: status error, 0 for both parts.
         Now part (a) gets its points; part (b), the stub, none, and the feedback names the error."""
-        row = rows["perceptron_proofs"]["part_b_stub_raises.md"]
-        points = part_points("perceptron_proofs", "PerceptronLearner")
+        row = rows["winnow2"]["part_b_stub_raises.md"]
+        points = part_points("winnow2", "Winnow2Learner")
         assert 0 < points < float(row["max_score"])
         assert (row["status"], float(row["score"])) == ("graded", points), row
         assert "not implemented yet" in row["feedback"], row
@@ -342,21 +365,22 @@ class TestSeveralParts:
         """(b, c) The old worker stopped at the assert (or the division) in cell 4 (or 2): 0 for both
         parts. Now the part that cell defines gets 0 with the error as its reason; the other, its points."""
         for name, lost, kept, reason in (
-            ("part_b_raises_first.md", "perceptron_stream", "PerceptronLearner", (4, "AssertionError", "part (b)")),
-            ("part_a_error_first.md", "PerceptronLearner", "perceptron_stream", (2, "ZeroDivisionError", "division")),
+            ("part_b_raises_first.md", "winnow2_counterexample", "Winnow2Learner", (4, "AssertionError", "part (b)")),
+            ("part_a_error_first.md", "Winnow2Learner", "winnow2_counterexample", (2, "ZeroDivisionError", "division")),
         ):
-            row = rows["perceptron_proofs"][name]
-            assert (row["status"], float(row["score"])) == ("graded", part_points("perceptron_proofs", kept)), row
+            row = rows["winnow2"][name]
+            assert (row["status"], float(row["score"])) == ("graded", part_points("winnow2", kept)), row
             cell, error, message = reason
             assert f"{lost} is not defined: code cell {cell}, line 1 raised {error}: {message}" in row["feedback"], row
 
     def test_a_syntax_error_costs_the_part_of_its_cell(self, rows):
         """The old worker stopped at cell 2: status syntax_error, 0 for both parts."""
-        row = rows["perceptron_proofs"]["part_a_syntax_error.md"]
-        assert (row["status"], float(row["score"])) == ("graded", part_points("perceptron_proofs", "perceptron_stream"))
-        assert "PerceptronLearner is not defined: syntax error in code cell 2, line 6: expected ':'" in row["feedback"]
+        row = rows["winnow2"]["part_a_syntax_error.md"]
+        assert (row["status"], float(row["score"])) == ("graded", part_points("winnow2", "winnow2_counterexample"))
+        message = f"Winnow2Learner is not defined: syntax error in code cell 2, line {PREDICT_LINE}: expected ':'"
+        assert message in row["feedback"], row
 
     def test_control_correct_code_gets_every_automatic_point(self, rows):
-        row = rows["perceptron_proofs"]["correct.md"]
+        row = rows["winnow2"]["correct.md"]
         assert (row["status"], row["score"]) == ("graded", row["max_score"]), row
         assert "errors in the notebook's cells" not in row["feedback"], row

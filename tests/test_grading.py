@@ -3,13 +3,17 @@
 The lecturer's engine (``booktools.grading.checks``: the hidden tests against the live reference and the
 recording of the public checks) is tested in tests/test_checks.py, which borrows this file's learners.
 
-The last group runs ``python -m booktools grade`` on tests/submissions/halving, a folder of deliberately
+The last groups run ``python -m booktools grade`` on tests/submissions/halving, a folder of deliberately
 broken submissions (an infinite loop, an exception, a syntax error, a missing class, megabytes
 of output, a memory hog), a correct one, an untouched stub and a subtly wrong one, and checks
-each row of the CSV it writes.
+each row of the CSV it writes; and on Assignment 2 (winnow1), whose notebook has a learner graded
+automatically and a written proof marked by hand (``QUESTIONS`` beside ``FUNCTION`` and ``KIND``,
+issue 36): the answer cell matches the questions, every rubric item has its 0 / 1/2 / 1
+descriptors, and the grader grades the code and collects the proof.
 """
 
 import csv
+import json
 import math
 import re
 import subprocess
@@ -24,8 +28,11 @@ import numpy as np
 import pytest
 
 import onlinelib as ol
-from booktools.grading.hidden import load_hidden
+from booktools.grading.answers import extract_answers
+from booktools.grading.gradebook import answers_path
+from booktools.grading.hidden import hidden_parts, load_hidden
 from booktools.grading.judge import JUDGE_GRACE
+from booktools.grading.questions import questions_from_hidden
 from examples import python_calls
 from onlinelib import grading
 
@@ -479,6 +486,125 @@ def test_grade_rejects_bad_arguments(tmp_path):
     assert result.returncode != 0 and "--timeout must be positive" in result.stderr
     result = run(str(SUBMISSIONS), "--assignment", "halving", "--out", str(tmp_path / "s.csv"), "--cpu-seconds", "0")
     assert result.returncode != 0 and "--cpu-seconds must be at least 1, got 0" in result.stderr
+
+
+# -- Assignment 2's written part: the proof of chapter 2's lemmas (issue 36) ----------------------------
+
+WINNOW1_LABELS = ("lem-w1-weight-budget", "lem-w1-largest-weight", "lem-w1-relevant-weights", "thm-w1-winnow1")
+
+# Written from the notebook's text, as a student would: the stub filled in, and a short proof.
+WINNOW1_CODE = """class Winnow1Learner:
+    def __init__(self, n, theta=None):
+        self.weights = np.ones(n)
+        self.theta = n / 2 if theta is None else theta
+        self.promotions = 0
+        self.eliminations = 0
+
+    def predict(self, x):
+        return 1 if float(np.dot(self.weights, x)) > self.theta else -1
+
+    def update(self, x, y):
+        guess = self.predict(x)
+        on = np.asarray(x) == 1
+        if guess == -1 and y == 1:
+            self.weights[on] *= 2
+            self.promotions += 1
+        elif guess == 1 and y == -1:
+            self.weights[on] = 0.0
+            self.eliminations += 1"""
+WINNOW1_PROOF = r"""A round without a mistake changes nothing. A promotion comes after the answer $-1$, so
+$w \cdot x \le \Theta$, and doubling the weights that are on adds $w \cdot x \le \Theta$ to $W$; an
+elimination comes after $+1$, so $w \cdot x > \Theta$ is removed. From $W_0 = n$ and weights that never
+turn negative, $0 \le W_t \le n + (u_t - v_t)\Theta$, so $v \le n/\Theta + u$. A doubled $w_i$ was at most
+$w \cdot x \le \Theta$, hence $w_i \le \max(1, 2\Theta)$. Negative examples have every relevant variable
+off, so relevant weights are never zeroed; positive ones have one on, so every promotion doubles one:
+some relevant $\lg w_i \ge u/k$, and with $\Theta \ge 1/2$, $u \le k(\lg\Theta + 1)$."""
+
+
+def _winnow1_notebook(code=None, proof=None) -> str:
+    """The winnow1 notebook as MyST text, its stub replaced by ``code`` and its answer cell by ``proof``."""
+    notebook = jupytext.read(ASSIGNMENTS / "winnow1.md")
+    for cell in notebook.cells:
+        if code is not None and cell.cell_type == "code" and cell.source.startswith("class Winnow1Learner"):
+            cell.source = code
+        elif proof is not None and cell.metadata.get("question") == "winnow1_lemmas":
+            cell.source = proof
+    return jupytext.writes(notebook, fmt="md:myst")
+
+
+def test_winnow1_answer_cell_matches_its_questions(tmp_path):
+    lecturer = hidden("winnow1")
+    assert hidden_parts(lecturer) == {"Winnow1Learner": "learner"} and not hasattr(lecturer, "PARTS")
+    (question,) = questions_from_hidden(lecturer.QUESTIONS)
+    assert question.id == "winnow1_lemmas" and question.points == 4 and len(question.model) > 500
+    assert [item.id for item in question.items] == [
+        "weight_budget",
+        "largest_weight",
+        "relevant_weights",
+        "mistake_bound",
+    ]
+    for item in question.items:
+        assert item.has_descriptors and item.levels == (0, Fraction(1, 2), 1), item.id
+        assert all(len(text) > 80 for text in (item.full, item.half, item.zero)), item.id
+        assert len(item.errors) >= 3 and all(len(error) > 60 for error in item.errors), item.id
+    notebook = jupytext.read(ASSIGNMENTS / "winnow1.md")
+    cells = [c for c in notebook.cells if "answer" in c.metadata.get("tags", [])]
+    assert [(c.cell_type, c.metadata["question"]) for c in cells] == [("markdown", question.id)]
+    assert "Write your proof here" in cells[0].source and notebook.cells[-1] is cells[0]
+    answers, problems = extract_answers(ASSIGNMENTS / "winnow1.md", [question])
+    assert not problems and set(answers) == {question.id}, (answers, problems)
+    # the question names the chapter's lemmas and theorem by the labels chapter 2 gives them
+    text = (ASSIGNMENTS / "winnow1.md").read_text(encoding="utf-8")
+    chapter = (ROOT / "book" / "winnow1.md").read_text(encoding="utf-8")
+    for label in WINNOW1_LABELS:
+        assert f"{{prf:ref}}`{label}`" in text and f":label: {label}" in chapter, label
+    # the answer cell's placeholder is no answer, and a filled one is read whole
+    filled = tmp_path / "filled.md"
+    filled.write_text(_winnow1_notebook(proof=WINNOW1_PROOF), encoding="utf-8")
+    answers, problems = extract_answers(filled, [question])
+    assert not problems and answers == {question.id: WINNOW1_PROOF}, (answers, problems)
+
+
+def test_the_honest_winnow1_code_of_these_tests_gets_full_marks_and_the_tie_slip_partial_credit():
+    lecturer = hidden("winnow1")
+    namespace = {"np": np}
+    exec(WINNOW1_CODE, namespace)
+    report = lecturer.grade(namespace["Winnow1Learner"])
+    assert report.passed and report.max_score == 14, report.summary()
+    exec(WINNOW1_CODE.replace(") > self.theta", ") >= self.theta"), namespace)
+    assert lecturer.grade(namespace["Winnow1Learner"]).score == 8  # three streams have scores equal to theta
+
+
+@pytest.fixture(scope="module")
+def winnow1_graded(tmp_path_factory):
+    """``booktools grade --assignment winnow1`` on a correct notebook with a proof, one with the tie
+    slip (w.x >= theta) and the same proof, and the untouched notebook."""
+    folder = tmp_path_factory.mktemp("winnow1") / "submissions"
+    folder.mkdir()
+    (folder / "correct.md").write_text(_winnow1_notebook(WINNOW1_CODE, WINNOW1_PROOF), encoding="utf-8")
+    wrong = WINNOW1_CODE.replace(") > self.theta", ") >= self.theta")
+    (folder / "ties_up.md").write_text(_winnow1_notebook(wrong, WINNOW1_PROOF), encoding="utf-8")
+    (folder / "untouched.md").write_text((ASSIGNMENTS / "winnow1.md").read_text(encoding="utf-8"), encoding="utf-8")
+    out = folder.parent / "scores.csv"
+    command = [sys.executable, "-m", "booktools", "grade", str(folder), "--assignment", "winnow1", "--out", str(out)]
+    result = subprocess.run(
+        [*command, "--jobs", "2", "--timeout", str(10 * TIMEOUT)], capture_output=True, text=True, timeout=900, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(out, newline="", encoding="utf-8") as f:
+        rows = {row["submission"]: row for row in csv.DictReader(f)}
+    return rows, json.loads(answers_path(out).read_text(encoding="utf-8"))
+
+
+def test_the_grader_grades_winnow1s_code_and_collects_its_proof(winnow1_graded):
+    rows, answers = winnow1_graded
+    correct, wrong, untouched = rows["correct.md"], rows["ties_up.md"], rows["untouched.md"]
+    assert (correct["status"], correct["score"], correct["max_score"]) == ("graded", "14", "14"), correct
+    assert (wrong["status"], wrong["score"]) == ("graded", "8"), wrong
+    assert "scores equal to theta" in wrong["feedback"] and "no score equal to theta" not in wrong["feedback"]
+    assert (untouched["status"], untouched["score"]) == ("graded", "0"), untouched
+    assert answers["correct.md"] == answers["ties_up.md"] == {"winnow1_lemmas": WINNOW1_PROOF}
+    assert not answers.get("untouched.md"), answers  # the placeholder is no answer
 
 
 # -- read-only arguments (assignment normalized_step: "without changing W") -----------------------

@@ -9,6 +9,7 @@ handed out without them. Bad names, unknown assignments and folders of other fil
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -83,8 +84,8 @@ def _reference_lines(name: str) -> set[str]:
     return found
 
 
-def test_there_are_twelve_assignments_and_the_tool_knows_them():
-    assert len(NAMES) == 12
+def test_there_are_sixteen_assignments_and_the_tool_knows_them():
+    assert len(NAMES) == 16
     assert handout.known_assignments() == NAMES
 
 
@@ -110,6 +111,38 @@ def test_each_handout_is_the_student_notebook_and_its_public_checks(handouts, na
         assert sorted(archive.namelist()) == sorted(f"{name}/{f}" for f in files)
         for f in files:
             assert archive.read(f"{name}/{f}") == (folder / f).read_bytes(), f
+
+
+def _rubric_texts(name: str) -> list[str]:
+    """The model answers, descriptors and common errors of an assignment's written questions."""
+    from booktools.grading.hidden import load_hidden
+    from booktools.grading.questions import questions_from_hidden
+
+    hidden = load_hidden(ASSIGNMENTS / "lecturer" / f"{name}_hidden.py")
+    texts = []
+    for question in questions_from_hidden(getattr(hidden, "QUESTIONS", [])):
+        texts += [question.model] if question.model else []
+        for item in question.items:
+            texts += [item.full, item.half, item.zero, *item.errors]
+    return texts
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_handout_holds_a_model_answer_or_a_rubric_descriptor(handouts, name):
+    """Issue 36: the lecturer's rubric stays with the lecturer. Each text is compared in lower-case
+    words, line by line (its lines of 25+ characters). A line the student notebook itself states (a
+    model proof restating the theorem the notebook asks for) is public and skipped; every rubric
+    text keeps at least one line that is checked, so the test cannot pass by skipping everything."""
+    words = lambda text: " ".join(re.findall(r"[a-z0-9]+", text.lower()))  # noqa: E731
+    public = words((ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8"))
+    handed_out = {where: words(text) for where, text in _texts(handouts, name).items()}
+    for secret in _rubric_texts(name):
+        pieces = [words(line) for line in secret.splitlines()]
+        checked = [piece for piece in pieces if len(piece) >= 25 and piece not in public]
+        assert checked or not any(len(piece) >= 25 for piece in pieces), f"{name}: {secret[:80]!r} is all public"
+        for piece in checked:
+            for where, text in handed_out.items():
+                assert piece not in text, f"{where} holds rubric or model text of {name}: {piece!r}"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -254,7 +287,7 @@ def test_the_command_line_errors(tmp_path, capsys):
     bad = booktools("../lecturer/halving_hidden", "--out", str(tmp_path / "x"))
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.strip() == "ASSIGNMENT must be a name like 'halving', got '../lecturer/halving_hidden'"
-    with pytest.raises(SystemExit, match="known: drift_chain, experts_proofs, halving,"):
+    with pytest.raises(SystemExit, match="known: dimensions, drift_chain, drift_exact, experts_proofs, halving,"):
         handout.main(["halvign", "--out", str(tmp_path / "x")])
     for args in ([], ["halving", "--all"]):
         with pytest.raises(SystemExit) as raised:

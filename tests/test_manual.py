@@ -383,12 +383,27 @@ def _q(**changes):
     return [entry]
 
 
+def _item(**changes):
+    """A rubric item with its descriptors (issue 36); a change to None drops the key."""
+    item = {"id": "a", "points": 1, "text": "claim", "full": "all", "half": "some", "zero": "none", "errors": ["e"]}
+    item.update(changes)
+    return {key: value for key, value in item.items() if value is not None}
+
+
+def test_rubric_items_with_descriptors_allow_only_their_levels():
+    (question,) = questions_from_hidden(_q(items=[_item(points=2), ("b", "plain", 1)], model="  proof  "))
+    described, plain = question.items
+    assert described.has_descriptors and described.levels == (0, 1, 2) and described.errors == ("e",)
+    assert not plain.has_descriptors and plain.levels == ()
+    assert question.model == "proof" and question.points == 3
+
+
 @pytest.mark.parametrize(
     ("value", "error", "message"),
     [
         ({"id": "q"}, TypeError, r"QUESTIONS must be a list of dicts, got dict"),
         (["q"], TypeError, r"QUESTIONS\[0\] must be a dict"),
-        ([{"id": "q", "title": "T"}], ValueError, r"QUESTIONS\[0\] must have exactly the keys .*missing \['items'\]"),
+        ([{"id": "q", "title": "T"}], ValueError, r"QUESTIONS\[0\] must have the keys .*missing \['items'\]"),
         (_q(name="x"), ValueError, r"unknown \['name'\]"),
         (_q(id="bad id"), ValueError, r"QUESTIONS\[0\]\['id'\]: the question id must match .*got 'bad id'"),
         (_q(id=3), TypeError, r"question id must be a str .*got 3"),
@@ -398,7 +413,21 @@ def _q(**changes):
         (_q(title=""), ValueError, r"\['title'\] must be a non-empty str, got ''"),
         (_q(items=[]), ValueError, r"\['items'\] must be a non-empty list"),
         (_q(items="a"), TypeError, r"\['items'\] must be a non-empty list"),
-        (_q(items=[("a", "d")]), TypeError, r"\['items'\]\[0\] must be a tuple \(item id, description, points\)"),
+        (
+            _q(items=[("a", "d")]),
+            TypeError,
+            r"\['items'\]\[0\] must be a dict of the keys .* or a tuple \(item id, description, points\)",
+        ),
+        (_q(model=3), TypeError, r"\['model'\] must be a str \(Markdown\), got 3"),
+        (_q(items=[_item(full=None)]), ValueError, r"\['items'\]\[0\] must have exactly the keys .*missing \['full'\]"),
+        (_q(items=[_item(hint="x")]), ValueError, r"unknown \['hint'\]"),
+        (_q(items=[_item(half="")]), ValueError, r"\['items'\]\[0\]: the 'half' descriptor must be a non-empty str"),
+        (_q(items=[_item(zero=0)]), TypeError, r"the 'zero' descriptor must be a non-empty str, got 0"),
+        (_q(items=[_item(errors=[])]), ValueError, r"\['errors'\] must be a non-empty list of the common errors"),
+        (_q(items=[_item(errors="x")]), TypeError, r"\['errors'\] must be a non-empty list"),
+        (_q(items=[_item(errors=["ok", " "])]), ValueError, r"\['errors'\]\[1\]: the error must be a non-empty str"),
+        (_q(items=[_item(points=-1)]), ValueError, r"points must be >= 0, got -1"),
+        (_q(items=[_item(), _item()]), ValueError, r"\['items'\]\[1\]: the item id 'a' appears twice"),
         (_q(items=[("a", "d", 1), ("a", "e", 1)]), ValueError, r"\['items'\]\[1\]: the item id 'a' appears twice"),
         (_q(items=[("a", "", 1)]), ValueError, r"description must be a non-empty str"),
         (_q(items=[("a", "d", -1)]), ValueError, r"\['items'\]\[0\]: points must be >= 0, got -1"),
@@ -959,3 +988,70 @@ def test_the_whole_round_trip_from_notebooks_to_feedback(tmp_path):
         "zed": {"promotion": ("marked", Fraction(7, 2)), "halving": ("no answer", 0)},
     }
     assert os.path.getsize(tmp_path / "review" / "index.html") > 0
+
+
+# -- rubric items with 0 / ½ / 1 descriptors and a model answer (issue 36) ---------------------------
+
+DESCRIBED = questions_from_hidden(
+    [
+        {
+            "id": "promotion",
+            "title": "Prove the promotion lemma",
+            "items": [
+                {
+                    "id": "potential",
+                    "points": 2,
+                    "text": "states the potential and its initial value",
+                    "full": "FULL-DESCRIPTOR names the potential and its value n at the start",
+                    "half": "HALF-DESCRIPTOR names it, without its initial value",
+                    "zero": "ZERO-DESCRIPTOR no potential",
+                    "errors": ["COMMON-ERROR counts mistakes instead of updates"],
+                },
+                ("combine", "combines the two into the bound", 1),
+            ],
+            "model": "MODEL-PROOF: the potential $\\Phi = \\sum_i w_i$ starts at $n$.",
+        }
+    ]
+)
+
+
+@pytest.mark.parametrize("given", ["0", "1", "2", "2/2", "1.0"])
+def test_a_described_item_takes_its_levels(tmp_path, given):
+    path = tmp_path / "filled.csv"
+    answers = {"zed": {"promotion": PROOF}}
+    write_rubric_template(path, DESCRIBED, answers, CODES)
+    rows = list(csv.reader(path.open(encoding="utf-8")))
+    rows[1][5], rows[2][5] = given, "0.3"  # the item without descriptors takes any number in [0, 1]
+    with path.open("w", newline="", encoding="utf-8") as out:
+        csv.writer(out).writerows(rows)
+    marks, _ = merge_rubric(path, DESCRIBED, answers, CODES)
+    assert marks["zed"]["promotion"].points == Fraction(given.replace("2/2", "1")) + Fraction(3, 10)
+
+
+@pytest.mark.parametrize("given", ["0.5", "1.5", "3/4", "1/3"])
+def test_a_described_item_refuses_a_mark_between_its_levels(tmp_path, given):
+    path = tmp_path / "filled.csv"
+    answers = {"zed": {"promotion": PROOF}}
+    write_rubric_template(path, DESCRIBED, answers, CODES)
+    rows = list(csv.reader(path.open(encoding="utf-8")))
+    rows[1][5] = given
+    with path.open("w", newline="", encoding="utf-8") as out:
+        csv.writer(out).writerows(rows)
+    message = r"row 2, column 'points': expected one of the rubric's levels for promotion/potential: 0, 1, 2"
+    with pytest.raises(ValueError, match=message):
+        merge_rubric(path, DESCRIBED, answers, CODES)
+
+
+def test_the_markers_page_shows_descriptors_errors_and_the_model_answer_folded(tmp_path):
+    answers = {"zed": {"promotion": PROOF}}
+    (page,) = write_review(tmp_path / "review", DESCRIBED, answers, {"zed": "A22222"})
+    text = page.read_text(encoding="utf-8")
+    for part in ("FULL-DESCRIPTOR", "HALF-DESCRIPTOR", "ZERO-DESCRIPTOR", "COMMON-ERROR", "MODEL-PROOF"):
+        assert part in text
+    assert re.search(r"<dt>2</dt><dd>FULL-DESCRIPTOR.*<dt>1</dt><dd>HALF.*<dt>0</dt><dd>ZERO", text)
+    assert re.search(r'<details class="model"><summary>Model answer.*MODEL-PROOF.*</details>', text, re.S)
+    # The item without descriptors shows none; the student's feedback never shows a descriptor or the model.
+    assert text.count('<dl class="levels">') == 1
+    marks = {"promotion": ManualMark("promotion", Fraction(2), Fraction(3), (), (), "marked")}
+    feedback = feedback_text(marks, DESCRIBED)
+    assert not any(part in feedback for part in ("DESCRIPTOR", "COMMON-ERROR", "MODEL-PROOF"))

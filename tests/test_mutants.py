@@ -16,13 +16,18 @@ loads it), and
 * the solution that does nothing (a learner that always predicts -1 and never changes its
   state, a function that returns a plausible constant or its input) scores exactly 0: a bound
   that such a learner meets trivially earns nothing on its own;
+* the common one-condition slips (``SLIPS``: a tie rule, a rounded threshold, the underflow
+  fallback, eta = 1, exact integers, p_n != 1, n = 1, a non-unit W, ...) score strictly between 0
+  and full marks, and each fails exactly the hidden cases where its condition occurs (issue 36,
+  item 5: every hidden file has cases free of each condition). The one exception, the kernel
+  Perceptron's tie rule, is touched in round 1 of every stream (``EVERY_CASE_TOUCHED``);
 * ``EQUIVALENT`` lists variants that look wrong but behave exactly as the specification says
   (so no hidden test may fail them), with the reason, and they keep full marks;
 * a function that changes its arguments in place, where the specification says they stay as
   they were (``normalized_step``), is caught by the hidden file's ``READ_ONLY_ARGUMENTS``: in process
   here, and in the grader's worker through the sandbox (``tests/test_grade_worker.py``).
 
-Run ``pytest tests/test_mutants.py -s -k table`` to print every table.
+Run ``pytest tests/test_mutants.py -s -k table`` to print every table and the spread of the scores.
 """
 
 from __future__ import annotations
@@ -1073,6 +1078,55 @@ EQUIVALENT = {
     "kernel_perceptron": {"float kernel values summed by math.fsum (one rounding: exact sign)": KernelFsum},
 }
 
+# The common one-condition slips (issue 36, item 5): a mutant right everywhere but on one special
+# condition of its assignment's specification, and the substrings that name the hidden checks where
+# that condition occurs. Each hidden file has cases free of each condition, so a slip fails exactly
+# the checks named here (in winnow1 a stream's agreement and its lemmas) and keeps the others' marks.
+SLIPS = {
+    "halving": {
+        # the tie rule: a vote |V|/2 to |V|/2 goes to +1
+        "ties go to -1": ("tied",),
+        # |V| odd: a vote lost by one concept is -1; |V| // 2 rounds "half" down (the stream names
+        # say nothing of it: these four streams have such votes, the adaptive adversary's none)
+        "positives >= |V| // 2": ("thresholds on 31", "all 32 concepts", "disjunctions", "singletons"),
+    },
+    "winnow1": {
+        "w.x >= theta": ("scores equal to theta",),  # the tie rule (the strict test)
+        "theta = ceil(n / 2) (round up)": ("(odd)",),  # the default theta n/2 for n odd
+        "theta rounded up to an integer": ("(not an integer)",),  # a threshold that is not an integer
+        "ignores the theta argument": ("given",),  # a threshold other than the default
+    },
+    "rwma": {
+        "no rescaling (underflow)": ("underflow",),  # the weights underflow unless rescaled
+        "log weights, 0 * log(0) at eta = 1": ("eta = 1",),  # 0^0 = 1 with eta = 1
+        "rescales by the smallest weight (overflow)": ("eta = 1", "underflow"),  # both of them
+    },
+    "kernel_perceptron": {
+        # a correct +1 at a score of 0 is no update (the three DNF streams have one, the others none)
+        "the primal margin rule y * score <= 0": ("DNF",),
+        "float scores (Python sum)": ("float sums round",),  # exact integers beyond 2^53
+        "float scores (numpy sum)": ("float sums round",),
+        "float scores (newest first)": ("float sums round",),
+        "float scores (numpy dot)": ("float sums round",),
+        "int64 scores": ("beyond 2^63",),  # kernel values beyond int64
+    },
+    "drift_chain": {
+        "T_n = 1 (assumes p_n = 1)": ("p_1 = 2/5", "p_n != 1", "tiny p_d"),  # p_n != 1
+        "floats instead of Fractions": ("largest float",),  # values beyond the float range
+        "n = 1 hard-coded as [0, 1]": ("n = 1,",),  # the chain of one state
+    },
+    "normalized_step": {
+        "sgn(0) = -1": ("W . S = 0",),  # the tie rule sgn(0) = +1
+        "np.sign (sgn(0) = 0)": ("W . S = 0 and label +1",),
+        "no renormalisation on a correct prediction": ("correct",),  # |W| != 1 and no step
+        "normalises W before the step": ("|W| = 4.2",),  # |W| != 1 and a step
+    },
+}
+
+# The one tie rule that no hidden case can spare: the kernel Perceptron's M starts empty, so round 1 of
+# every stream scores exactly 0, and "score > 0" predicts -1 there and plays on from another state.
+EVERY_CASE_TOUCHED = {"kernel_perceptron": {"score > 0": "round 1 of every stream scores 0 (M is empty)"}}
+
 # Wrong solutions the grader cannot see: each call's arguments are sent to the sandbox as data and
 # decoded there afresh, and only the return value comes back, so a change to W inside the student's
 # function never reaches the grader (and the returned value is right).
@@ -1105,6 +1159,17 @@ def render(name, rows, full) -> str:
     lines = [f"{name} (full marks {full:g}):"]
     lines += [f"  {label:{width}s}  {score:5g}  {failure}" for label, score, failure in rows]
     return "\n".join(lines)
+
+
+def spread(name) -> str:
+    """The spread of the mutants' scores: how many at 0, strictly between, and their mean, of full marks."""
+    rows, full = table(name, MUTANTS[name])
+    scores = [score for _, score, _ in rows]
+    between = sum(0 < score < full for score in scores)
+    return (
+        f"{name}: {len(scores)} mutants, {scores.count(0)} at 0, {between} with partial credit, "
+        f"mean {sum(scores) / len(scores):.2f} of {full:g}"
+    )
 
 
 # The most Python function calls one hidden grade of the reference may make (issue 34: counted, not
@@ -1159,7 +1224,51 @@ def test_table():
             **EQUIVALENT.get(name, {}),
         }
         out.append(render(name, *table(name, entries)))
-    print("\n\n" + "\n\n".join(out))
+    print("\n\n" + "\n\n".join(out) + "\n\n" + "\n".join(spread(name) for name in NAMES))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_common_slip_costs_exactly_the_cases_with_its_condition(name):
+    """Issue 36, item 5: partial credit that separates almost right from empty.
+
+    Each slip of ``SLIPS`` scores strictly between 0 and full marks, and the checks it fails are
+    exactly those whose names mark its condition: it loses every case that touches the condition
+    (so the condition is still tested) and no other (so the hidden cases free of it exist).
+    """
+    lecturer = hidden(name)
+    full = lecturer.grade(lecturer.REFERENCE).max_score
+    problems = []
+    for label, where in SLIPS[name].items():
+        report = lecturer.grade(MUTANTS[name][label])
+        touched = {c.name for c in report.checks if any(word in c.name for word in where)}
+        failed = {c.name for c in report.failures}
+        if not 0 < report.score < full or failed != touched:
+            problems.append(
+                f"{label}: {report.score:g}/{full:g}; fails {sorted(failed)}, its condition is in {sorted(touched)}"
+            )
+    assert not problems, "\n".join(problems)
+
+
+def test_every_assignment_names_its_common_slips():
+    assert set(SLIPS) == set(NAMES)
+    for name in NAMES:
+        assert len(SLIPS[name]) >= 2 and set(SLIPS[name]) <= set(MUTANTS[name]), name
+        assert not set(SLIPS[name]) & set(EVERY_CASE_TOUCHED.get(name, {})), name
+
+
+def test_the_kernel_tie_rule_is_touched_in_round_1_of_every_stream():
+    """The exception to partial credit, and why: with M empty the score of round 1 is 0 on every stream,
+    so "score > 0" differs from the reference there, whatever the stream (a control that it is the
+    round, not the streams, that no hidden case could avoid)."""
+    lecturer = hidden("kernel_perceptron")
+    report = lecturer.grade(MUTANTS["kernel_perceptron"]["score > 0"])
+    assert report.score == 0 and len(report.failures) == len(report.checks) == len(lecturer.streams())
+    assert all(c.message.startswith("first difference at round 1 (prediction)") for c in report.checks), (
+        report.summary()
+    )
+    for stream in lecturer.streams():
+        reference = lecturer.REFERENCE(**stream.params)
+        assert reference.score(stream.X[0]) == 0 and reference.predict(stream.X[0]) == 1, stream.name
 
 
 def test_the_kernel_stream_where_floats_round_really_rounds():

@@ -133,10 +133,32 @@ def _lecturer_files() -> list[Path]:
     )
 
 
+def rubric_secrets() -> list[tuple[str, str, str, str]]:
+    """(label, file, "rubric", body) of every rubric descriptor, common error and model answer of
+    the assignments' written questions (issue 36): lecturer-only, so never in a student's hands.
+
+    The hidden file holds them inside Python strings, where its lines (as a lecturer file) give
+    fragments with the quotes and keys around them; here each is its own text."""
+    from booktools.grading.hidden import load_hidden
+    from booktools.grading.questions import questions_from_hidden
+
+    out = []
+    for path in sorted((ROOT / "book" / "assignments" / "lecturer").glob("*_hidden.py")):
+        rel = str(path.relative_to(ROOT))
+        for question in questions_from_hidden(getattr(load_hidden(path), "QUESTIONS", [])):
+            if question.model:
+                out.append((f"model answer {question.id}", rel, "rubric", question.model))
+            for item in question.items:
+                for level in ("full", "half", "zero") if item.has_descriptors else ():
+                    out.append((f"{level} descriptor {question.id}/{item.id}", rel, "rubric", getattr(item, level)))
+                out += [(f"common error {question.id}/{item.id}", rel, "rubric", error) for error in item.errors]
+    return out
+
+
 @cache
 def secrets() -> tuple:
-    """(label, file, kind, body) of every solution, lecturer-only block and lecturer file."""
-    out = []
+    """(label, file, kind, body) of every solution, lecturer-only block, lecturer file and rubric text."""
+    out = rubric_secrets()
     for path in _lecturer_files():
         rel = path.relative_to(ROOT)
         out.append(
@@ -419,6 +441,18 @@ def test_every_solution_is_found_in_the_sources():
         f"{len(table)} distinctive fragments, {len(skipped)} shared "
         f"with the public text and skipped: {skipped}"
     )
+
+
+def test_every_model_answer_and_rubric_descriptor_is_seen_by_the_leak_test():
+    """Issue 36: a model answer, a 0 / ½ / 1 descriptor or a common error that left no distinctive
+    fragment would pass the leak scan unseen; each must leave one (a line of 25+ characters in
+    lower-case words found nowhere in the public text)."""
+    rubric = rubric_secrets()
+    assert sum(kind == "rubric" and label.startswith("model") for label, _, kind, _ in rubric) >= 2, rubric[:3]
+    table, _ = fragment_table()
+    seen = {(label, file) for owners in table.values() for label, file in owners}
+    unseen = sorted(f"{file}: {label}" for label, file, _, _ in rubric if (label, file) not in seen)
+    assert not unseen, "rubric texts the leak test cannot see (make each specific): " + "; ".join(unseen)
 
 
 def test_the_leak_scanner_sees_a_planted_solution(tmp_path):

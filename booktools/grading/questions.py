@@ -14,24 +14,48 @@ from booktools.grading.text import show
 
 ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _QUESTION_KEYS = ("id", "title", "items")
+_OPTIONAL_QUESTION_KEYS = ("model",)
+_ITEM_KEYS = ("id", "points", "text", "full", "half", "zero", "errors")
+LEVELS = ("zero", "half", "full")  # a descriptor's mark: 0, half the item's points, all of them
 
 
 @dataclass(frozen=True)
 class RubricItem:
-    """One line of a question's rubric: ``points`` (exact, >= 0) for what ``text`` describes."""
+    """One line of a question's rubric: ``points`` (exact, >= 0) for what ``text`` describes.
+
+    An item written as a dict (issue 36) also has its descriptors: what earns all its points
+    (``full``), half (``half``) and none (``zero``), and the common errors a marker must catch
+    (``errors``); such an item is marked 0, points/2 or points, nothing else.
+    """
 
     id: str
     text: str
     points: Fraction
+    full: str = ""
+    half: str = ""
+    zero: str = ""
+    errors: tuple[str, ...] = ()
+
+    @property
+    def has_descriptors(self) -> bool:
+        """True if the item has its 0 / ½ / 1 descriptors (then only those marks are allowed)."""
+        return bool(self.full)
+
+    @property
+    def levels(self) -> tuple[Fraction, ...]:
+        """The marks a descriptor gives, ``(0, points/2, points)``; empty for an item without them."""
+        return (Fraction(0), self.points / 2, self.points) if self.has_descriptors else ()
 
 
 @dataclass(frozen=True)
 class Question:
-    """A written question: its id (the answer cells' ``"question"``), its title and its rubric."""
+    """A written question: its id (the answer cells' ``"question"``), its title, its rubric and,
+    for the lecturer and the markers only, a model answer (``model``, Markdown; issue 36)."""
 
     id: str
     title: str
     items: tuple[RubricItem, ...]
+    model: str = ""
 
     @property
     def points(self) -> Fraction:
@@ -104,8 +128,12 @@ def questions_from_hidden(questions: object) -> tuple[Question, ...]:
     Parameters
     ----------
     questions : list of dict
-        ``[{"id": "promotion", "title": "Prove the promotion lemma", "items": [(item id,
-        description, points), ...]}, ...]``. Ids match ``[A-Za-z0-9_-]{1,40}``; question ids are
+        ``[{"id": "promotion", "title": "Prove the promotion lemma", "items": [item, ...],
+        "model": "a model proof"}, ...]`` (``model`` optional). An item is a dict ``{"id",
+        "points", "text", "full", "half", "zero", "errors"}``: the claim, what earns all the
+        points, half of them and none (non-empty strs), and the common errors the marker must
+        catch (a non-empty list of strs); or, without descriptors, a tuple ``(item id,
+        description, points)``. Ids match ``[A-Za-z0-9_-]{1,40}``; question ids are
         unique (also ignoring case: each names a file ``<id>.html``) and not ``index``; item ids are
         unique within their question, and a question has at least one item. Points are exact and
         >= 0: an int, a Fraction, a string ``"1/2"`` or ``"1.5"``, or a float that is a short decimal
@@ -128,10 +156,11 @@ def questions_from_hidden(questions: object) -> tuple[Question, ...]:
         if not isinstance(entry, dict):
             raise TypeError(f"{where} must be a dict with keys {_QUESTION_KEYS}, got {type(entry).__name__}")
         missing = [key for key in _QUESTION_KEYS if key not in entry]
-        unknown = [key for key in entry if key not in _QUESTION_KEYS]
+        unknown = [key for key in entry if key not in _QUESTION_KEYS + _OPTIONAL_QUESTION_KEYS]
         if missing or unknown:
             raise ValueError(
-                f"{where} must have exactly the keys {_QUESTION_KEYS}; missing {missing}, unknown {unknown}"
+                f"{where} must have the keys {_QUESTION_KEYS} and may have {_OPTIONAL_QUESTION_KEYS}; "
+                f"missing {missing}, unknown {unknown}"
             )
         qid = _check_id(entry["id"], f"{where}['id']", "question id")
         if qid.lower() == "index":
@@ -151,22 +180,54 @@ def questions_from_hidden(questions: object) -> tuple[Question, ...]:
             raise (TypeError if not isinstance(raw_items, list | tuple) else ValueError)(
                 f"{where}['items'] must be a non-empty list of (item id, description, points), got {show(raw_items)}"
             )
-        items, item_ids = [], set()
-        for j, raw in enumerate(raw_items):
-            here = f"{where}['items'][{j}]"
-            if not isinstance(raw, list | tuple) or len(raw) != 3:
-                raise TypeError(f"{here} must be a tuple (item id, description, points), got {show(raw)}")
-            item_id = _check_id(raw[0], here, "item id")
-            if item_id in item_ids:
-                raise ValueError(f"{here}: the item id {item_id!r} appears twice in question {qid!r}")
-            item_ids.add(item_id)
-            if not isinstance(raw[1], str) or not raw[1].strip():
-                raise (TypeError if not isinstance(raw[1], str) else ValueError)(
-                    f"{here}: the description must be a non-empty str, got {show(raw[1])}"
-                )
-            items.append(RubricItem(item_id, raw[1].strip(), _exact_points(raw[2], here)))
-        result.append(Question(qid, title.strip(), tuple(items)))
+        items = [_item(raw, f"{where}['items'][{j}]") for j, raw in enumerate(raw_items)]
+        ids = [item.id for item in items]
+        for j, item_id in enumerate(ids):
+            if item_id in ids[:j]:
+                raise ValueError(f"{where}['items'][{j}]: the item id {item_id!r} appears twice in question {qid!r}")
+        model = entry.get("model", "")
+        if not isinstance(model, str):
+            raise TypeError(f"{where}['model'] must be a str (Markdown), got {show(model)}")
+        result.append(Question(qid, title.strip(), tuple(items), model.strip()))
     return tuple(result)
+
+
+def _text(value: object, where: str, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise (TypeError if not isinstance(value, str) else ValueError)(
+            f"{where}: the {what} must be a non-empty str, got {show(value)}"
+        )
+    return value.strip()
+
+
+def _item(raw: object, where: str) -> RubricItem:
+    """One rubric item: a dict with descriptors (issue 36) or a tuple (item id, description, points)."""
+    if isinstance(raw, dict):
+        missing = [key for key in _ITEM_KEYS if key not in raw]
+        unknown = [key for key in raw if key not in _ITEM_KEYS]
+        if missing or unknown:
+            raise ValueError(f"{where} must have exactly the keys {_ITEM_KEYS}; missing {missing}, unknown {unknown}")
+        errors = raw["errors"]
+        if not isinstance(errors, list | tuple) or not errors:
+            raise (TypeError if not isinstance(errors, list | tuple) else ValueError)(
+                f"{where}['errors'] must be a non-empty list of the common errors (strs), got {show(errors)}"
+            )
+        return RubricItem(
+            _check_id(raw["id"], where, "item id"),
+            _text(raw["text"], where, "text"),
+            _exact_points(raw["points"], where),
+            full=_text(raw["full"], where, "'full' descriptor"),
+            half=_text(raw["half"], where, "'half' descriptor"),
+            zero=_text(raw["zero"], where, "'zero' descriptor"),
+            errors=tuple(_text(e, f"{where}['errors'][{k}]", "error") for k, e in enumerate(errors)),
+        )
+    if not isinstance(raw, list | tuple) or len(raw) != 3:
+        raise TypeError(
+            f"{where} must be a dict of the keys {_ITEM_KEYS} or a tuple (item id, description, points), got {show(raw)}"
+        )
+    return RubricItem(
+        _check_id(raw[0], where, "item id"), _text(raw[1], where, "description"), _exact_points(raw[2], where)
+    )
 
 
 def check_questions(questions: object) -> tuple[Question, ...]:

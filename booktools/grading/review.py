@@ -48,6 +48,13 @@ table { border-collapse: collapse; }
 .rubric td.pts, .rubric th.pts, .overview .num { text-align: right; white-space: nowrap; }
 .rubric tfoot td { border-bottom: 0; font-weight: 600; }
 code.id { font-size: 0.85em; color: var(--muted); }
+dl.levels { display: grid; grid-template-columns: auto 1fr; gap: 0.1rem 0.6rem; margin: 0.3rem 0; font-size: 0.92rem; }
+dl.levels dt { font-weight: 600; text-align: right; }
+dl.levels dd { margin: 0; }
+p.errors-head { margin: 0.2rem 0 0; font-size: 0.92rem; color: #8a4b00; }
+ul.errors { margin: 0.1rem 0 0.3rem; padding-left: 1.2rem; font-size: 0.92rem; }
+details.model { margin-top: 0.6rem; }
+details.model summary { cursor: pointer; font-weight: 600; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 34rem), 1fr)); gap: 1rem;
          align-items: start; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 0.2rem 1.1rem 0.8rem;
@@ -191,18 +198,41 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def _rubric_table(question: Question) -> str:
+def _descriptors(item) -> str:
+    """An item's 0 / ½ / 1 descriptors and common errors, for the marker (issue 36); '' without them."""
+    if not item.has_descriptors:
+        return ""
+    zero, half, full = (fmt_points(level) for level in item.levels)
+    errors = "".join(f"<li>{html.escape(error)}</li>" for error in item.errors)
+    return (
+        '<dl class="levels">'
+        f"<dt>{full}</dt><dd>{html.escape(item.full)}</dd>"
+        f"<dt>{half}</dt><dd>{html.escape(item.half)}</dd>"
+        f"<dt>{zero}</dt><dd>{html.escape(item.zero)}</dd></dl>"
+        f'<p class="errors-head">Common errors to catch:</p><ul class="errors">{errors}</ul>'
+    )
+
+
+def _rubric_table(question: Question, md) -> str:
+    """The rubric at the top of a question page: items, their descriptors and common errors, the
+    total, and the model answer folded (the markers' page only: never shown to students)."""
     rows = "".join(
-        f'<tr><td>{html.escape(item.text)} <code class="id">{html.escape(item.id)}</code></td>'
+        f'<tr><td>{html.escape(item.text)} <code class="id">{html.escape(item.id)}</code>{_descriptors(item)}</td>'
         f'<td class="pts">{fmt_points(item.points)}</td></tr>\n'
         for item in question.items
+    )
+    model = (
+        '<details class="model"><summary>Model answer (for the markers)</summary>\n'
+        f'<div class="answer">\n{_render(md, question.model)}</div></details>\n'
+        if question.model
+        else ""
     )
     return (
         '<section class="rubric" aria-label="rubric"><table>\n'
         '<thead><tr><th>Rubric item</th><th class="pts">Points</th></tr></thead>\n'
         f"<tbody>\n{rows}</tbody>\n"
         f'<tfoot><tr><td>Total</td><td class="pts">{fmt_points(question.points)}</td></tr></tfoot>\n'
-        "</table></section>\n"
+        f"</table>\n{model}</section>\n"
     )
 
 
@@ -251,7 +281,7 @@ def _missing(label: str, reasons: Sequence[str]) -> str:
     return f'<li class="why">{html.escape(label)} — <span class="reason">No answer: {html.escape(why)}</span></li>'
 
 
-def _question_body(heading: str, number: int, questions: Sequence[Question], cards: list, missing: list) -> str:
+def _question_body(heading: str, number: int, questions: Sequence[Question], cards: list, missing: list, md) -> str:
     """A question page's body: navigation, title, rubric, the answers' cards, the students without one."""
     question = questions[number - 1]
     counts = f"{len(cards)} answers, {len(missing)} without an answer"
@@ -265,7 +295,7 @@ def _question_body(heading: str, number: int, questions: Sequence[Question], car
         f"<h1>{html.escape(question.title)}</h1>\n"
         f'<p class="meta">Question {number} of {len(questions)}, <code>{html.escape(question.id)}</code> · '
         f"{fmt_points(question.points)} points · {counts}</p>\n"
-        f"{_rubric_table(question)}</header>\n"
+        f"{_rubric_table(question, md)}</header>\n"
         f'<main class="cards">\n{"".join(cards)}</main>\n'
     )
     if missing:
@@ -378,7 +408,7 @@ def write_review(
             else:
                 missing.append(_missing(label(student), why))
         pages.append(review_dir / f"{question.id}.html")
-        body = _question_body(heading, number, questions, cards, missing)
+        body = _question_body(heading, number, questions, cards, missing, md)
         write_text(pages[-1], _page(f"{question.title} — {heading}", body))
         overview.append((question, len(cards), len(missing)))
     write_text(review_dir / "index.html", _page(heading, _index_body(heading, len(students), overview, has_mathjax)))

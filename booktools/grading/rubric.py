@@ -252,6 +252,9 @@ def _checked_row(path: Path, number: int, value: Mapping[str, str], student_of: 
     points = parse_number(value["points"])
     if points is None:
         raise fail("points", "a number such as 2, 1.5 or 1/2, or a blank cell (not marked)")
+    if item.has_descriptors and points not in item.levels:
+        levels = ", ".join(fmt_points(level) for level in item.levels)
+        raise fail("points", f"one of the rubric's levels for {qid}/{item_id}: {levels} (none, half, full)")
     if not 0 <= points <= item.points:
         raise fail("points", f"a number within [0, {fmt_points(item.points)}]")
     return points

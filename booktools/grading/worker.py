@@ -363,10 +363,7 @@ class Worker:
         except plain_data.PlainDataError as exc:
             if keep:
                 return self.keep(value)
-            raise TypeError(
-                f"returned something that is not plain data: {exc} "
-                "(return numbers, arrays, lists, tuples, dicts or strings)"
-            ) from None
+            raise TypeError(plain_data.not_plain_data(exc)) from None
 
     def serve(self, requests) -> None:
         for line in requests:

@@ -45,14 +45,18 @@ def check_certificate(student_fn: Callable, certificate: Certificate) -> Check:
     """Call the student's function and verify the object it returns, exactly (issue 27).
 
     One check of a certificate assignment, shared by the public checks and the hidden tests:
-    both run ``onlinelib.certificates.verify_certificate`` on the result, so a notebook's public
-    check and the grader agree on every object. Partial credit is exact: ``points`` times
+    both run ``onlinelib.certificates.verify_certificate`` on the result as it crosses the grader's
+    sandbox (``plain_data.transported``; in the grader it has crossed already, and crossing again
+    changes nothing), so a notebook's public check and the grader agree on every object. Partial credit is exact: ``points`` times
     ``min(1, quality / target)``.
     """
     from ..certificates import verify_certificate
+    from ..plain_data import transported
 
     try:
         obj = student_fn(*copy.deepcopy(tuple(certificate.args)), **copy.deepcopy(dict(certificate.kwargs)))
+        # what the grader's sandbox would hand over (issue 36): the same data on both sides
+        obj = transported(obj)
     except Exception as exc:
         return _fail(certificate.name, certificate.points, _describe_exception(exc))
     verdict = verify_certificate(certificate.verifier, obj, dict(certificate.params))

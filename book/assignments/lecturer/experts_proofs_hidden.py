@@ -3,38 +3,32 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment experts_proofs --out scores.csv``.
 
-Three parts. ``weighted_majority_predictions`` (code) is compared round by round with
-``onlinelib.weighted_majority_run``, whose ties are decided exactly (one point per case).
-``weighted_majority_stream`` (a certificate) is replayed exactly by
-``onlinelib.certificates.verify_weighted_majority_stream``; full points at the mistakes of the
-lecturer's adversary on the same instance (``target``, computed here). The proof of the bound
-(QUESTIONS) is graded by hand against the rubric below.
-
-Known gap: ``onlinelib.certificates._wma_vote_sign`` (the verifier's exact vote) cannot be
-removed, since the notebook's public check of part (b) runs the verifier in the sandbox.
+Two parts. ``weighted_majority_predictions`` (code) is compared round by round with
+``onlinelib.weighted_majority_run``, whose ties are decided exactly (one point per case). The proof
+of the bound (QUESTIONS) is graded by hand against the rubric below: each item has 0 / half / full
+descriptors and the common errors, and the question a model proof for the markers. (Until issue 36
+a part (b) asked for an adversary against Weighted Majority: that is Assignment 9's task, and is
+gone. With it went the reason to leave the certificate checks' exact vote in the graded library.)
 """
 
 import itertools
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
-from booktools.grading.hidden import load_hidden
-from onlinelib.certificates import verify_certificate
 
-PARTS = {"weighted_majority_predictions": "function", "weighted_majority_stream": "certificate"}
+PARTS = {"weighted_majority_predictions": "function"}
 TITLE = "Assignment 11: Weighted Majority and its mistake bound (chapter 5)"
 # Weighted Majority in every form the library has it (with eta = 1 over the experts it is Halving),
-# its engine and exact vote, and the library's adversary against it.
+# its engine and exact vote, and the certificate checks' exact vote (whose verifier replays Weighted
+# Majority; the notebook's public checks compare predictions and never call it).
 FORBIDDEN = [
     "onlinelib.WeightedMajority",
     "onlinelib.RandomizedWeightedMajority",
     "onlinelib.weighted_majority_run",
     "onlinelib.simulate_randomized_weighted_majority",
-    "onlinelib.wma_adversary",
     "onlinelib.experts._run",
     "onlinelib.experts._vote",
     "onlinelib.experts._weight_rows",
@@ -43,37 +37,175 @@ FORBIDDEN = [
     "onlinelib._kernels_experts",
     "onlinelib.Halving",
     "onlinelib.version_space._VersionSpace",
+    "onlinelib.certificates._wma_vote_sign",
 ]
+WM_MODEL = r"""
+Write $w_{t,i} = (1-\eta)^{c_{t,i}}$ for the weight of expert $i$ before round $t$ ($c_{t,i}$ its
+mistakes so far) and $\Phi_t = \sum_i w_{t,i}$ for the potential, so $\Phi_1 = N$. Let $M$ be
+Weighted Majority's mistakes and $m$ those of the best expert, after $T$ rounds.
+
+**Upper bound.** In round $t$ let $W^+$ and $W^-$ be the weights of the experts predicting $+1$
+and $-1$. Weighted Majority predicts $+1$ iff $W^+ \ge W^-$. If it errs, the experts that agreed
+with it were wrong too, and they hold at least half of $\Phi_t$: on a wrong $+1$ (outcome $-1$)
+the wrong experts hold $W^+ \ge \Phi_t/2$, including a tie $W^+ = W^- = \Phi_t/2$, which the tie
+rule decides as $+1$; on a wrong $-1$, $W^- > W^+$, so $W^- > \Phi_t/2$. Every wrong expert's
+weight is multiplied by $1-\eta$, so the potential loses $\eta$ times the wrong weight:
+
+$$
+\Phi_{t+1} \le \Phi_t - \eta\,\frac{\Phi_t}{2} = \Bigl(1-\frac{\eta}{2}\Bigr)\Phi_t .
+$$
+
+In a round without a mistake of Weighted Majority, weights only shrink or stay, so
+$\Phi_{t+1} \le \Phi_t$. Hence $\Phi_{T+1} \le N (1-\eta/2)^M$.
+
+**Lower bound.** All weights are positive ($\eta < 1$), so the potential is at least the weight of
+the best expert: $\Phi_{T+1} \ge (1-\eta)^m$.
+
+**The exact bound.** So $(1-\eta)^m \le N (1-\eta/2)^M$. Both sides are positive; taking
+logarithms (an increasing function),
+
+$$
+m \ln(1-\eta) \le \ln N + M \ln\Bigl(1-\frac{\eta}{2}\Bigr),
+\qquad\text{i.e.}\qquad
+M \ln\frac{1}{1-\eta/2} \le \ln N + m \ln\frac{1}{1-\eta} ,
+$$
+
+and since $\ln\frac{1}{1-\eta/2} > 0$ (as $0 < 1 - \eta/2 < 1$) dividing by it keeps the direction:
+
+$$
+M \le \frac{\ln N + m \ln\frac{1}{1-\eta}}{\ln\frac{1}{1-\eta/2}} .
+$$
+
+**Two inequalities.** For $0 < x < 1$, $\ln\frac{1}{1-x} = \sum_{n \ge 1} x^n/n$ (the series
+converges absolutely). All its terms are positive, so $\ln\frac{1}{1-x} \ge x$; with $x = \eta/2$,
+$\ln\frac{1}{1-\eta/2} \ge \eta/2$. For $0 < \eta \le \frac12$,
+
+$$
+\ln\frac{1}{1-\eta} = \eta + \sum_{n \ge 2}\frac{\eta^n}{n} \le \eta + \frac{1}{2}\sum_{n \ge 2}\eta^n
+= \eta + \frac{\eta^2}{2(1-\eta)} \le \eta + \eta^2 ,
+$$
+
+the last step because $1 - \eta \ge \frac12$. (Alternatively, $f(\eta) = \eta + \eta^2 + \ln(1-\eta)$
+has $f(0) = 0$ and $f'(\eta) = 1 + 2\eta - \frac{1}{1-\eta} = \frac{\eta(1-2\eta)}{1-\eta} \ge 0$ on
+$[0, \frac12]$.) The second inequality fails for larger $\eta$: at $\eta = 0.7$,
+$\ln\frac{1}{0.3} \approx 1.204 > 1.19$.
+
+**The standard form.** The numerator of the exact bound is nonnegative, so replacing the
+denominator by the smaller positive $\eta/2$ and the numerator by the larger $\ln N + m(\eta+\eta^2)$
+can only increase the right-hand side:
+
+$$
+M \le \frac{\ln N + m(\eta + \eta^2)}{\eta/2} = 2(1+\eta)\,m + \frac{2\ln N}{\eta} .
+$$
+"""
 QUESTIONS = [
     {
         "id": "wm-bound",
         "title": "Weighted Majority's mistake bound, exact and standard",
         "items": [
-            (
-                "upper",
-                "Defines the potential Phi_t (the total weight, Phi_0 = N, never increasing) and shows that a "
-                "mistake puts at least half of it on the wrong side (with the tie rule), so Phi drops by a factor "
-                "at most 1 - eta/2 per mistake: Phi_T <= N (1 - eta/2)^M.",
-                2,
-            ),
-            ("lower", "Bounds Phi_T from below by the best expert's weight (1 - eta)^m.", 1),
-            (
-                "exact",
-                "Combines the two and takes logarithms with the right signs to reach "
-                "M <= [ln N + m ln(1/(1-eta))] / ln(1/(1-eta/2)).",
-                1,
-            ),
-            (
-                "log_inequalities",
-                "Proves ln(1/(1-eta/2)) >= eta/2 and ln(1/(1-eta)) <= eta + eta^2 for 0 < eta <= 1/2 (a series, "
-                "a derivative or a convexity argument), not only states them.",
-                1,
-            ),
-            ("standard", "Substitutes them to get M <= 2(1 + eta) m + 2 ln N / eta.", 1),
+            {
+                "id": "upper",
+                "points": 2,
+                "text": "Phi_T <= N (1 - eta/2)^M: a mistake puts at least half the weight on the wrong side",
+                "full": "Defines the potential (the total weight, N at the start), shows from the prediction rule "
+                "that on a mistake of Weighted Majority the experts that were wrong hold at least half of it, "
+                "treating the tie (a tie is predicted +1, so on outcome -1 the wrong side holds exactly half), "
+                "computes that the potential then drops by eta times that weight, so by a factor at most "
+                "1 - eta/2, says it never increases in the other rounds, and concludes Phi <= N (1 - eta/2)^M.",
+                "half": "The factor 1 - eta/2 per mistake and Phi <= N (1 - eta/2)^M, with exactly one step "
+                "unjustified: 'at least half' asserted without the prediction rule, or the tie not treated "
+                "('more than half'), or the rounds without a mistake not addressed (or Phi said to stay the "
+                "same in them), or the drop computed wrongly but the right factor stated.",
+                "zero": "No upper bound on the potential; or a factor that does not follow (the whole potential "
+                "times 1 - eta, 'at most half the weight is wrong'); or half of the experts counted instead of "
+                "half of the weight; or two or more of the steps above unjustified.",
+                "errors": [
+                    "Says the wrong side holds 'more than half' the weight and ignores the tie: with ties to +1, "
+                    "a tie followed by the outcome -1 is a mistake with exactly half on the wrong side. At most "
+                    "half.",
+                    "Multiplies the whole potential by 1 - eta on a mistake (Phi_{t+1} <= (1 - eta) Phi_t): only "
+                    "the wrong experts lose weight, so this is false. Zero.",
+                    "Counts experts instead of weight ('at least half of the experts were wrong'). Zero.",
+                    "Says the potential is unchanged when Weighted Majority is right (experts that erred still "
+                    "lose weight; only 'does not increase' is true). At most half.",
+                ],
+            },
+            {
+                "id": "lower",
+                "points": 1,
+                "text": "Phi_T >= (1 - eta)^m, the best expert's weight",
+                "full": "Bounds the potential below by one term of the sum, the best expert's weight (1 - eta)^m, "
+                "saying why a sum of positive weights is at least one of them and that m counts that expert's "
+                "mistakes.",
+                "half": "Phi >= (1 - eta)^m stated with the right m but without saying why (the weights are "
+                "positive, the sum is at least one term), or written as an equality.",
+                "zero": "No lower bound, or a wrong one: N (1 - eta)^m (every expert as good as the best), or m "
+                "taken as all the experts' mistakes, or the worst expert's weight.",
+                "errors": [
+                    "Writes Phi >= N (1 - eta)^m, as if every expert made only m mistakes. Zero.",
+                    "Uses for m the mistakes of Weighted Majority or of all experts together. Zero.",
+                ],
+            },
+            {
+                "id": "exact",
+                "points": 1,
+                "text": "Logarithms with the right signs: M <= [ln N + m ln(1/(1-eta))] / ln(1/(1-eta/2))",
+                "full": "Combines (1 - eta)^m <= N (1 - eta/2)^M, takes logarithms (increasing), and divides by "
+                "ln(1/(1 - eta/2)) > 0, saying why it is positive, or by the negative ln(1 - eta/2) with the "
+                "inequality reversed, reaching the stated bound.",
+                "half": "The stated bound is reached, but the sign of the divisor is not justified, or two sign "
+                "slips cancel (a division by ln(1 - eta/2) < 0 without reversing, then an unexplained flip).",
+                "zero": "The final inequality is wrong (reversed, or with ln(1 - eta/2) in the denominator), or "
+                "the bound is stated without combining the two bounds.",
+                "errors": [
+                    "Divides by ln(1 - eta/2), which is negative, without reversing the inequality: zero if the "
+                    "result is wrong, at most half if it is right by a second, unexplained flip.",
+                    "Takes the logarithm of a sum as the sum of logarithms (ln Phi = sum of ln w_i). Zero.",
+                ],
+            },
+            {
+                "id": "log_inequalities",
+                "points": 1,
+                "text": "Proves ln(1/(1-eta/2)) >= eta/2 and ln(1/(1-eta)) <= eta + eta^2 for 0 < eta <= 1/2",
+                "full": "Proves both: the first for every x in (0, 1) (e.g. the series sum x^n/n has positive "
+                "terms, or ln z <= z - 1) applied at x = eta/2; the second using eta <= 1/2 (e.g. the tail "
+                "sum_{n>=2} eta^n/n <= eta^2/(2(1 - eta)) <= eta^2, or f = eta + eta^2 + ln(1 - eta) with "
+                "f(0) = 0 and f' = eta(1 - 2 eta)/(1 - eta) >= 0).",
+                "half": "One of the two proved and the other only stated or proved with a gap (a series tail "
+                "bounded without summing it, a derivative whose sign is not checked on (0, 1/2]).",
+                "zero": "Both only stated, or 'proved' by a few values, a plot, or a Taylor expansion truncated "
+                "without a bound on the remainder.",
+                "errors": [
+                    "Truncates the Taylor series (ln(1/(1 - eta)) ~ eta + eta^2/2) and calls it a proof: without "
+                    "a bound on the remainder it is not an inequality. That inequality counts as unproved.",
+                    "Checks the inequalities at a few values of eta or on a plot. That inequality counts as unproved.",
+                    "Never uses eta <= 1/2 in the second inequality, which fails for larger eta (eta = 0.7: "
+                    "ln(1/0.3) = 1.204 > 1.19): the argument cannot be right. That inequality counts as "
+                    "unproved.",
+                ],
+            },
+            {
+                "id": "standard",
+                "points": 1,
+                "text": "Substitutes them: M <= 2(1 + eta) m + 2 ln N / eta",
+                "full": "Replaces the denominator by the smaller eta/2 and the numerator by the larger "
+                "ln N + m(eta + eta^2), says why each replacement can only increase the bound (positive "
+                "denominator, nonnegative numerator), and simplifies to 2(1 + eta) m + 2 ln N / eta.",
+                "half": "The right result, but the direction of the substitutions not justified, or an algebra "
+                "slip in the last simplification that changes a constant.",
+                "zero": "A substitution in the wrong direction (an upper bound in the denominator, a lower bound "
+                "in the numerator), or the result only stated.",
+                "errors": [
+                    "Uses an upper bound of ln(1/(1 - eta/2)) in the denominator (e.g. eta): the inequality goes "
+                    "the wrong way. Zero.",
+                    "Applies the standard form for eta > 1/2, where ln(1/(1 - eta)) <= eta + eta^2 fails. At "
+                    "most half.",
+                ],
+            },
         ],
+        "model": WM_MODEL,
     }
 ]
-MAX_ROUNDS = 1000
 
 
 def reference_predictions(P, y, eta):
@@ -81,14 +213,7 @@ def reference_predictions(P, y, eta):
     return ol.weighted_majority_run(P, y, eta).predictions
 
 
-# -- part (b): the lecturer's adversary, Assignment 9's ----------------------------------------------
-
-
-# Assignment 9's hidden file, beside this one (lecturer material too): its REFERENCE is the adversary.
-reference_stream = load_hidden(Path(__file__).with_name("wm_adversary_hidden.py")).REFERENCE
-
-
-REFERENCE = {"weighted_majority_predictions": reference_predictions, "weighted_majority_stream": reference_stream}
+REFERENCE = {"weighted_majority_predictions": reference_predictions}
 
 
 # -- the cases ------------------------------------------------------------------------------------------
@@ -151,32 +276,6 @@ def cases():
     return out
 
 
-def certificate(n_experts, eta, m, points=1.0):
-    """One instance; full points at the reference adversary's own number of mistakes on it."""
-    params = {"eta": eta, "max_rounds": MAX_ROUNDS, "max_experts": n_experts, "max_best_mistakes": m}
-    made = verify_certificate("weighted_majority_stream", reference_stream(n_experts, eta, m), params)
-    assert made.valid, made.reason
-    return checks.Certificate(
-        f"N = {n_experts}, eta = {eta}, m = {m} (the bound's floor {made.optimum}, "
-        f"the book's adversary {made.quality})",
-        args=(n_experts, eta, m),
-        verifier="weighted_majority_stream",
-        params=params,
-        target=made.quality,
-        points=points,
-    )
-
-
-def certificates():
-    """Four instances, other than the public ones."""
-    return [
-        certificate(5, Fraction(1, 2), 3),
-        certificate(4, Fraction(1, 3), 2),
-        certificate(9, Fraction(1, 2), 1),
-        certificate(3, Fraction(1, 4), 5),
-    ]
-
-
 def public_checks():
     """The notebook's public checks, one section per part, recorded by `python -m booktools grade --write-public-checks`."""
     rng = np.random.default_rng(11)
@@ -191,20 +290,15 @@ def public_checks():
                 checks.Case("exact ties between unequal weights, N = 3, eta = 0.5", (P2, y2, 0.5)),
             ],
         },
-        "weighted_majority_stream": {
-            "title": "Assignment 11 (b), public checks",
-            "certificates": [certificate(4, Fraction(1, 2), 1), certificate(3, Fraction(1, 2), 3)],
-        },
     }
 
 
 def grade(student) -> checks.GradeReport:
-    """(a) the predictions against the reference in every round; (b) the streams replayed exactly."""
-    predictions = checks.compare_functions(
+    """(a) the predictions against the reference in every round (one point per case)."""
+    return checks.compare_functions(
         student["weighted_majority_predictions"],
         REFERENCE["weighted_majority_predictions"],
         cases(),
         rounds=True,
         title=TITLE,
     )
-    return predictions + checks.verify_certificates(student["weighted_majority_stream"], certificates())

@@ -3,65 +3,169 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment perceptron_proofs --out scores.csv``.
 
-Three parts. ``PerceptronLearner`` (code) is played round by round against ``onlinelib.Perceptron``,
-its weights and its number of updates compared after every round (one point per stream).
-``perceptron_stream`` (a certificate) is verified exactly by
-``onlinelib.certificates.verify_perceptron_stream``: full points at floor(R^2/gamma^2) updates.
-The proof of Novikoff's theorem (QUESTIONS) is graded by hand against the rubric below.
+Two parts. ``PerceptronLearner`` (code) is played round by round against ``onlinelib.Perceptron``,
+its weights and its number of updates compared after every round (one point per stream). The
+proof of Novikoff's theorem (QUESTIONS) is graded by hand against the rubric below: each item has
+0 / half / full descriptors and the common errors, and the question a model proof for the
+markers. (Until issue 36 a part (b) asked for a stream meeting Novikoff's bound: that was
+Assignment 8's task, which the chapter's own cell answers, and is gone.)
 """
-
-from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
-from booktools.grading.hidden import load_hidden
 
-PARTS = {"PerceptronLearner": "learner", "perceptron_stream": "certificate"}
+PARTS = {"PerceptronLearner": "learner"}
 TITLE = "Assignment 10: the Perceptron and Novikoff's theorem (chapter 3)"
 # The Perceptron and what it is built from (the threshold-learner base classes, whose subclass needs
 # only a three-line update, and the compiled scans); the p-norm algorithm with p = 2 is the
-# Perceptron. The tight stream's two constructions go too (Assignment 8 forbids the same).
+# Perceptron.
 FORBIDDEN = [
     "onlinelib.Perceptron",
     "onlinelib.PNormPerceptron",
     "onlinelib.linear._ThresholdLearner",
     "onlinelib.linear._CompiledRule",
     "onlinelib._kernels",
-    "onlinelib.perceptron_lower_bound_stream",
-    "onlinelib.margin_adversary",
 ]
+NOVIKOFF_MODEL = r"""
+Let $w_0 = 0$ and let $w_k$ be the weight vector after the $k$-th update. Rounds without an update
+leave $w$ unchanged, so it suffices to follow $w$ from update to update. Suppose the $k$-th update
+($k \ge 1$) happens on the example $(x, y)$; then $w_k = w_{k-1} + y x$ and, by the update rule,
+$y\langle w_{k-1}, x\rangle \le 0$.
+
+**Upper bound on the length.** Expanding the square and using $y^2 = 1$,
+
+$$
+\|w_k\|^2 = \|w_{k-1}\|^2 + 2y\langle w_{k-1}, x\rangle + \|x\|^2 \le \|w_{k-1}\|^2 + R^2 ,
+$$
+
+because the middle term is $\le 0$ by the update condition (a score of exactly $0$ is an update
+too, on which the prediction $+1$ may be right, so the mistake alone would not cover it) and
+$\|x\|^2 \le R^2$. From $\|w_0\|^2 = 0$, by induction, $\|w_k\|^2 \le k R^2$.
+
+**Lower bound on the alignment.** By the margin hypothesis $y\langle w^*, x\rangle \ge \gamma$,
+
+$$
+\langle w^*, w_k\rangle = \langle w^*, w_{k-1}\rangle + y\langle w^*, x\rangle \ge \langle w^*, w_{k-1}\rangle + \gamma ,
+$$
+
+and from $\langle w^*, w_0\rangle = 0$, by induction, $\langle w^*, w_k\rangle \ge k\gamma$.
+
+**Linking them.** By the Cauchy-Schwarz inequality and $\|w^*\| = 1$,
+$\langle w^*, w_k\rangle \le \|w^*\|\,\|w_k\| = \|w_k\|$. Hence
+
+$$
+k\gamma \le \langle w^*, w_k\rangle \le \|w_k\| \le \sqrt{k}\,R .
+$$
+
+For $k = 0$ the claim $k \le R^2/\gamma^2$ holds trivially. For $k \ge 1$ divide by
+$\sqrt k > 0$: $\sqrt k\,\gamma \le R$, and squaring (both sides are nonnegative) gives
+$k \le R^2/\gamma^2$.
+
+The bound holds after every round, so the total number of updates is at most $R^2/\gamma^2$.
+Every mistake is an update: a wrong prediction means $y\langle w, x\rangle \le 0$ (if
+$\langle w, x\rangle > 0$ the prediction $+1$ is wrong only for $y = -1$; if
+$\langle w, x\rangle < 0$ the prediction $-1$ is wrong only for $y = +1$; if
+$\langle w, x\rangle = 0$ the product is $0$). So the mistakes are at most $R^2/\gamma^2$ too.
+"""
 QUESTIONS = [
     {
         "id": "novikoff",
         "title": "Novikoff's theorem: at most R^2/gamma^2 updates",
         "items": [
-            (
-                "potential",
-                "Shows ||w_k||^2 <= ||w_{k-1}||^2 + R^2 from the update condition y <w_{k-1}, x> <= 0 and "
-                "||x|| <= R (expanding the square), hence ||w_k||^2 <= k R^2 by induction from w_0 = 0.",
-                1,
-            ),
-            (
-                "alignment",
-                "Shows <w*, w_k> >= <w*, w_{k-1}> + gamma from the margin condition, hence <w*, w_k> >= k gamma.",
-                1,
-            ),
-            (
-                "cauchy_schwarz",
-                "Bounds the alignment by the length, <w*, w_k> <= ||w*|| ||w_k|| = ||w_k|| (Cauchy-Schwarz and "
-                "||w*|| = 1), and uses it in the right direction.",
-                1,
-            ),
-            (
-                "combine",
-                "Combines the three into k gamma <= sqrt(k) R, so k <= R^2/gamma^2; the induction runs over "
-                "updates (rounds without an update change nothing), and mistakes are at most updates.",
-                1,
-            ),
+            {
+                "id": "potential",
+                "points": 1,
+                "text": "||w_k||^2 <= k R^2, from the update condition and ||x|| <= R",
+                "full": "Writes ||w_k||^2 = ||w_{k-1} + y x||^2 = ||w_{k-1}||^2 + 2y<w_{k-1}, x> + ||x||^2 (the "
+                "square expanded), drops the cross term by the update condition y<w_{k-1}, x> <= 0 (the "
+                "condition under which the update happens, not 'the prediction was wrong'), bounds ||x||^2 "
+                "by R^2, and concludes ||w_k||^2 <= k R^2 by induction from w_0 = 0.",
+                "half": "The square is expanded and ||w_k||^2 <= ||w_{k-1}||^2 + R^2 reached, but exactly one "
+                "justification is missing or wrong: the cross term dropped 'because the prediction was "
+                "wrong' or with no reason, or ||x||^2 <= R^2 not invoked, or the induction (with its start "
+                "w_0 = 0) not done.",
+                "zero": "No upper bound on ||w_k||; or ||w_k||^2 <= ||w_{k-1}||^2 + R^2 (or <= k R^2) asserted "
+                "without expanding the square, whatever reason is given; or two or more of the "
+                "justifications above missing or wrong; or a bound that does not give k R^2.",
+                "errors": [
+                    "Argues from the mistake ('the prediction was wrong, so y<w, x> < 0') instead of the update "
+                    "condition y<w, x> <= 0: a score of exactly 0 is an update even when the prediction +1 is "
+                    "right, so the argument misses those updates. At most half.",
+                    "States ||w_{k+1}||^2 <= ||w_k||^2 + R^2 without the expansion ||w + yx||^2 = ||w||^2 + "
+                    "2y<w, x> + ||x||^2: nothing shows where the cross term goes or where ||x|| <= R enters. "
+                    "Zero, even when a reason such as the mistake or the radius is named.",
+                    "Uses the triangle inequality ||w + yx|| <= ||w|| + ||x||, which gives only ||w_k|| <= kR "
+                    "and then k gamma <= kR, no bound on k. Zero.",
+                    "Gives the cross term the wrong sign ('2y<w, x> >= 0, so it can be dropped'). At most half.",
+                    "Bounds ||x|| by R but writes ||x||^2 <= R (or forgets the square in kR^2). At most half.",
+                ],
+            },
+            {
+                "id": "alignment",
+                "points": 1,
+                "text": "<w*, w_k> >= k gamma, from the margin",
+                "full": "Computes <w*, w_k> = <w*, w_{k-1}> + y<w*, x> from the update, bounds y<w*, x> >= gamma "
+                "by the margin hypothesis (naming it), and concludes <w*, w_k> >= k gamma by induction from "
+                "<w*, w_0> = 0.",
+                "half": "The per-update gain of at least gamma is stated (e.g. 'w moves towards w* by at least "
+                "gamma') but not computed from the update rule, or it is computed but the induction to "
+                "k gamma (or its start at 0) is missing, or the margin is used without the label y.",
+                "zero": "No lower bound on <w*, w_k>, or one that does not follow: from the margin of w_{k-1} "
+                "instead of w*, from ||w_k|| growing, or with the inequality reversed.",
+                "errors": [
+                    "Uses the margin of the current weights (y<w_{k-1}, x> >= gamma) instead of the separator "
+                    "w*'s. Zero.",
+                    "Uses |<w*, x>| >= gamma without the label y, so the sign of the gain is not justified. At "
+                    "most half.",
+                    "Counts rounds instead of updates (<w*, w_t> >= t gamma after t rounds: false when a round "
+                    "has no update). At most half.",
+                ],
+            },
+            {
+                "id": "cauchy_schwarz",
+                "points": 1,
+                "text": "<w*, w_k> <= ||w*|| ||w_k|| = ||w_k||, Cauchy-Schwarz in the right direction",
+                "full": "Applies Cauchy-Schwarz as <w*, w_k> <= ||w*|| ||w_k||, uses ||w*|| = 1 to get "
+                "<w*, w_k> <= ||w_k||, and chains k gamma <= <w*, w_k> <= ||w_k||.",
+                "half": "The inequality <w*, w_k> <= ||w_k|| is used in the right direction but ||w*|| = 1 is "
+                "not mentioned (the factor ||w*|| silently dropped), or it is used without naming "
+                "Cauchy-Schwarz or any other reason.",
+                "zero": "No link between the alignment and the length; or the inequality reversed "
+                "(||w_k|| <= <w*, w_k>); or w_k assumed parallel to w* or of unit length.",
+                "errors": [
+                    "Reverses Cauchy-Schwarz (||w_k|| <= <w*, w_k>, or bounds the length by the alignment). Zero.",
+                    "Drops ||w*|| without saying that w* is a unit vector. At most half.",
+                    "Assumes the angle between w_k and w* is known or small ('w_k points towards w*'). Zero.",
+                ],
+            },
+            {
+                "id": "combine",
+                "points": 1,
+                "text": "k gamma <= sqrt(k) R gives k <= R^2/gamma^2; updates, rounds and mistakes",
+                "full": "Chains k gamma <= ||w_k|| <= sqrt(k) R, treats k = 0 apart (or squares to k^2 gamma^2 <= "
+                "k R^2 and divides by k >= 1), and concludes k <= R^2/gamma^2; says that rounds without an "
+                "update leave w unchanged (so the induction runs over updates and the bound holds at any "
+                "time) and that every mistake is an update, so the mistakes are at most R^2/gamma^2.",
+                "half": "k <= R^2/gamma^2 correctly derived from the three bounds, but one or more of these is "
+                "missing: the case k = 0 (a division by sqrt(k) or k with k = 0 allowed), the rounds "
+                "without an update, the step from updates to mistakes.",
+                "zero": "k <= R^2/gamma^2 asserted without deriving it from the bounds, or an algebra error in "
+                "the derivation (k <= R/gamma, k <= R^2/gamma, squaring an inequality between numbers of "
+                "unknown sign).",
+                "errors": [
+                    "Divides k gamma <= sqrt(k) R by sqrt(k) (or k^2 gamma^2 <= k R^2 by k) without excluding "
+                    "k = 0. At most half.",
+                    "Forgets to square: k <= R/gamma. Zero.",
+                    "Says nothing about mistakes, or claims updates <= mistakes (the wrong direction: a score "
+                    "of 0 with label +1 is an update without a mistake). At most half.",
+                    "Asserts the conclusion after the two bounds ('so the number of updates is bounded by "
+                    "R^2/gamma^2') without the chain. Zero.",
+                ],
+            },
         ],
+        "model": NOVIKOFF_MODEL,
     }
 ]
 
@@ -87,14 +191,7 @@ class ReferencePerceptron:
         self._learner.update(x, y)
 
 
-# Assignment 8's hidden file, beside this one (lecturer material too): its construction, and its
-# instances (full points at floor(R^2/gamma^2)).
-_ASSIGNMENT_8 = load_hidden(Path(__file__).with_name("perceptron_margin_hidden.py"))
-reference_stream = _ASSIGNMENT_8.REFERENCE
-certificate = _ASSIGNMENT_8.certificate
-
-
-REFERENCE = {"PerceptronLearner": ReferencePerceptron, "perceptron_stream": reference_stream}
+REFERENCE = {"PerceptronLearner": ReferencePerceptron}
 STATE = {"weights": lambda learner: learner.weights, "n_updates": lambda learner: learner.n_updates}
 
 
@@ -131,16 +228,6 @@ def streams():
     return out
 
 
-def certificates():
-    """Four instances, other than the public one: integer and fractional R and gamma, d equal to the bound."""
-    return [
-        certificate(2, Fraction(1, 2), 20),
-        certificate(Fraction(7, 3), 1, 8),
-        certificate(5, 2, 6),
-        certificate(Fraction(3, 4), Fraction(1, 4), 9),
-    ]
-
-
 def public_checks():
     """The notebook's public checks, one section per part, recorded by `python -m booktools grade --write-public-checks`."""
     rng = np.random.default_rng(10)
@@ -156,16 +243,11 @@ def public_checks():
                 checks.Stream("scores equal to 0", X_ties, y_ties, params={"n_features": 2}),
             ],
         },
-        "perceptron_stream": {
-            "title": "Assignment 10 (b), public checks",
-            "certificates": [certificate(3, 1, 10), certificate(Fraction(5, 3), Fraction(1, 2), 12)],
-        },
     }
 
 
 def grade(student) -> checks.GradeReport:
-    """(a) the learner against the reference, weights and n_updates in every round; (b) the streams verified."""
-    learner = checks.compare_learners(
+    """(a) the learner against the reference, weights and n_updates in every round (one point per stream)."""
+    return checks.compare_learners(
         student["PerceptronLearner"], REFERENCE["PerceptronLearner"], streams(), observe=STATE, title=TITLE
     )
-    return learner + checks.verify_certificates(student["perceptron_stream"], certificates())
