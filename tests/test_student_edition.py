@@ -202,7 +202,8 @@ def _library_names() -> list[str]:
     import onlinelib
 
     names = []
-    for info in pkgutil.iter_modules(onlinelib.__path__, "onlinelib."):
+    # every module, those of the subpackages too (a FORBIDDEN line names onlinelib.chapters.directed_drift.X)
+    for info in pkgutil.walk_packages(onlinelib.__path__, "onlinelib."):
         module = importlib.import_module(info.name)
         names += [f"{info.name}.{name}" for name in vars(module)] + ["\n"]
     return names

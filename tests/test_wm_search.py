@@ -440,46 +440,6 @@ def greedy(n_experts, eta, m):
         counts = [c + (i in side) for i, c in enumerate(counts)]
 
 
-def look_ahead(n_experts, eta, m):
-    """One step of look-ahead over every side: among the sides that hold half, the one after which the
-    greedy rule lasts longest."""
-    rate = 1 - F(eta)
-
-    def greedy_length(counts):
-        return len(greedy_from(counts)[0])
-
-    def greedy_from(counts):
-        P = []
-        while True:
-            weights = [rate**c for c in counts]
-            side, held = set(), F(0)
-            for i in sorted(range(n_experts), key=lambda i: (counts[i] <= m, -weights[i], i)):
-                if 2 * held >= sum(weights):
-                    break
-                side.add(i)
-                held += weights[i]
-            if not any(c + (i in side) <= m for i, c in enumerate(counts)):
-                return P, counts
-            P.append(side)
-            counts = [c + (i in side) for i, c in enumerate(counts)]
-
-    counts, P = [0] * n_experts, []
-    while True:
-        weights = [rate**c for c in counts]
-        best = None
-        for bits in range(1, 2**n_experts):
-            side = {i for i in range(n_experts) if bits >> i & 1}
-            after = [c + (i in side) for i, c in enumerate(counts)]
-            if 2 * sum(weights[i] for i in side) >= sum(weights) and min(after) <= m:
-                length = greedy_length(after)
-                if best is None or length > best[0]:
-                    best = (length, side, after)
-        if best is None:
-            return (P, [-1] * len(P)) if P else ([[1] * n_experts], [1])
-        P.append([1 if i in best[1] else -1 for i in range(n_experts)])
-        counts = best[2]
-
-
 def earlier_reference(n_experts, eta, m):
     """The assignment's reference before issue 36: the side is every expert past the budget and a minimal
     set of the others (one per multiset of counts after it), the one after which greedy lasts longest."""
@@ -551,7 +511,6 @@ PARTIAL = {  # wrong but valid streams: fewer mistakes, partial credit
     "ties_to_minus": lambda: _slip("if 2 * held[mask] < total or", "if 2 * held[mask] <= total or"),
     "float_weights": lambda: _slip("rate = 1 - Fraction(eta)", "rate = 1 - float(eta)"),
     "greedy": lambda: greedy,
-    "look_ahead": lambda: look_ahead,
     "earlier_reference": lambda: earlier_reference,
     "dead_experts_always_wrong": lambda: _slip(
         "for take in itertools.product(*[range(s + 1) for s in sizes]):",
@@ -592,10 +551,10 @@ def test_partial_mutants_lose_points_in_proportion(name):
 
 def test_the_mutants_fall_short_where_the_text_says():
     """The greedy rule falls short on most hidden instances (8 of 10) and on both public ones; one step of
-    look-ahead (the earlier reference's, or over every side) still on several hidden ones; floats miss
+    look-ahead (the earlier reference's) still on most; floats miss
     the exact tie of N = 6, eta = 2/3, m = 4 and only it."""
     short = {name: [c.name.split(" (")[0] for c in mutant_report(name).checks if not c.passed] for name in PARTIAL}
-    assert len(short["greedy"]) == len(short["earlier_reference"]) == 8 and len(short["look_ahead"]) == 4, short
+    assert len(short["greedy"]) == len(short["earlier_reference"]) == 8, short
     assert short["float_weights"] == ["N = 6, eta = 2/3, m = 4"], short
     public = checks.verify_certificates(greedy, hidden().public_checks()["certificates"])
     assert not any(check.passed for check in public.checks), public.summary()
