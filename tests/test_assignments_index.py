@@ -60,7 +60,7 @@ def facts(name: str) -> dict:
     text = (ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8")
     header = HEADER.search(text)
     assert header, f"{name}.md: no '*Part: ... Chapter: ...*' line followed by '*Difficulty: ... Expected time: ...*'"
-    label = re.search(r"^\((asg-[a-z0-9-]+)\)=$", text, re.M)
+    label = re.search(r"^\((asg-[a-z0-9-]+)\)=\n# Assignment (\d+):", text, re.M)
     lecturer = hidden(name)
     kinds = [KIND_WORD[kind] for kind in hidden_parts(lecturer).values()]
     questions = questions_from_hidden(getattr(lecturer, "QUESTIONS", []))
@@ -69,6 +69,7 @@ def facts(name: str) -> dict:
     assert report.passed, f"{name}: the reference does not get full marks\n{report.summary()}"
     return {
         "label": label.group(1),
+        "number": int(label.group(2)),
         "chapter": header["chapter"],
         "difficulty": header["difficulty"],
         "hours": int(header["hours"]),
@@ -81,14 +82,17 @@ def facts(name: str) -> dict:
 
 
 def index_rows() -> dict[str, list[str]]:
-    """The index table's rows by assignment label: the cells after the first."""
+    """The index table's rows by assignment label: its number, then the cells after the first.
+
+    A row starts ``| {ref}`A13 <asg-winnow2>` | {ref}`4 <ch-winnow>` |``: short links, so that the
+    table fits the page."""
     text = (ASSIGNMENTS / "index.md").read_text(encoding="utf-8")
     rows = {}
     for line in text.splitlines():
-        match = re.match(r"^\| \{ref\}`(asg-[a-z0-9-]+)` \|(.*)\|$", line)
+        match = re.match(r"^\| \{ref\}`A(\d+) <(asg-[a-z0-9-]+)>` \|(.*)\|$", line)
         if match:
-            assert match[1] not in rows, f"{match[1]} has two rows in the index"
-            rows[match[1]] = [cell.strip() for cell in match[2].split("|")]
+            assert match[2] not in rows, f"{match[2]} has two rows in the index"
+            rows[match[2]] = [match[1]] + [cell.strip() for cell in match[3].split("|")]
     return rows
 
 
@@ -96,15 +100,16 @@ def test_the_index_has_one_row_per_assignment_in_chapter_order():
     rows = index_rows()
     labels = [facts(name)["label"] for name in NAMES]
     assert sorted(rows) == sorted(labels)
-    chapters = [CHAPTERS[re.search(r"`(ch-[a-z0-9-]+)`", cells[0])[1]] for cells in rows.values()]
+    chapters = [CHAPTERS[re.search(r"<(ch-[a-z0-9-]+)>`", cells[1])[1]] for cells in rows.values()]
     assert chapters == sorted(chapters), "rows in chapter order, as a term runs"
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_index_row_agrees_with_the_assignment(name):
     fact = facts(name)
-    chapter, parts, auto, ta, difficulty, hours = index_rows()[fact["label"]][:6]
-    assert chapter == f"{CHAPTERS[fact['chapter']]}, {{ref}}`{fact['chapter']}`"
+    number, chapter, parts, auto, ta, difficulty, hours = index_rows()[fact["label"]][:7]
+    assert number == str(fact["number"]), "the row's A-number is the notebook's title's"
+    assert chapter == f"{{ref}}`{CHAPTERS[fact['chapter']]} <{fact['chapter']}>`"
     assert parts == fact["parts"]
     assert (auto, ta) == (fact["auto"], fact["ta"]), "points: automatic, then read by a TA"
     assert difficulty == fact["difficulty"]
