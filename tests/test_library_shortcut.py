@@ -335,7 +335,7 @@ class KernelPerceptronLearner:
         if self.predict(x) != y:
             self.p.update(self.phi(x), y)
 """,
-            4,
+            5,
         ),
         "PNormPerceptron, p = 2, over the explicit features, updated on mistakes": (
             """
@@ -358,7 +358,7 @@ class KernelPerceptronLearner:
         if self.predict(x) != y:
             self.p.update(self.phi(x), y)
 """,
-            4,
+            5,
         ),
     },
     "drift_chain": {

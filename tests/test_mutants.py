@@ -1123,8 +1123,9 @@ SLIPS = {
     },
 }
 
-# The one tie rule that no hidden case can spare: the kernel Perceptron's M starts empty, so round 1 of
-# every stream scores exactly 0, and "score > 0" predicts -1 there and plays on from another state.
+# The one tie rule that no hidden stream can spare: the kernel Perceptron's M starts empty, so round 1 of
+# every stream scores exactly 0, and "score > 0" predicts -1 there and plays on from another state. Its
+# partial credit comes from a stream graded under either tie rule instead (the hidden file's last).
 EVERY_CASE_TOUCHED = {"kernel_perceptron": {"score > 0": "round 1 of every stream scores 0 (M is empty)"}}
 
 # Wrong solutions the grader cannot see: each call's arguments are sent to the sandbox as data and
@@ -1256,19 +1257,25 @@ def test_every_assignment_names_its_common_slips():
         assert not set(SLIPS[name]) & set(EVERY_CASE_TOUCHED.get(name, {})), name
 
 
-def test_the_kernel_tie_rule_is_touched_in_round_1_of_every_stream():
-    """The exception to partial credit, and why: with M empty the score of round 1 is 0 on every stream,
-    so "score > 0" differs from the reference there, whatever the stream (a control that it is the
-    round, not the streams, that no hidden case could avoid)."""
+def test_the_kernel_tie_rule_is_touched_in_round_1_of_every_stream_and_earns_the_either_rule_point():
+    """The exception to streams free of the condition, and its remedy: with M empty the score of round 1
+    is 0 on every stream, so "score > 0" differs from the reference there, whatever the stream (the
+    control: it is the round, not the streams). The stream graded under either tie rule gives the slip
+    its point, and only the slip: the do-nothing learner and the other mutants do not get it for free."""
     lecturer = hidden("kernel_perceptron")
     report = lecturer.grade(MUTANTS["kernel_perceptron"]["score > 0"])
-    assert report.score == 0 and len(report.failures) == len(report.checks) == len(lecturer.streams())
-    assert all(c.message.startswith("first difference at round 1 (prediction)") for c in report.checks), (
+    either = lecturer.either_tie_rule_stream().name
+    assert report.score == 1 and [c.name for c in report.checks if c.passed] == [either], report.summary()
+    assert all(c.message.startswith("first difference at round 1 (prediction)") for c in report.failures), (
         report.summary()
     )
-    for stream in lecturer.streams():
+    for stream in [*lecturer.streams(), lecturer.either_tie_rule_stream()]:
         reference = lecturer.REFERENCE(**stream.params)
         assert reference.score(stream.X[0]) == 0 and reference.predict(stream.X[0]) == 1, stream.name
+    for label, mutant in {**MUTANTS["kernel_perceptron"], **DO_NOTHING["kernel_perceptron"]}.items():
+        if label != "score > 0" and not lecturer.grade(mutant).passed:
+            checked = {c.name: c.passed for c in lecturer.grade(mutant).checks}
+            assert not checked[either] or label.startswith(("float", "int64", "ignores")), label
 
 
 def test_the_kernel_stream_where_floats_round_really_rounds():

@@ -119,8 +119,32 @@ def public_checks():
     }
 
 
-def grade(student) -> checks.GradeReport:
-    """One point per stream: predictions and |M| in every round."""
-    return checks.compare_learners(
-        student, REFERENCE, streams(), observe={"n_updates": lambda learner: learner.n_updates}, title=TITLE
+def positive_rule(n_features, kernel):
+    """The kernel Perceptron with the other tie rule: +1 only for a score above 0 (not the assignment's)."""
+    return ol.KernelPerceptron(n_features, kernel, convention="positive")
+
+
+def either_tie_rule_stream() -> checks.Stream:
+    """A stream for the dual-form update alone (issue 36, partial credit). Round 1 of every stream has
+    M empty and a score of exactly 0, so the tie rule decides round 1 of every other stream, and a
+    learner with "score > 0" differs from the reference there, whatever the stream. On this one a
+    learner earns its point by matching the reference under either tie rule."""
+    rng = np.random.default_rng(20261129)
+    X, y = ol.monotone_dnf_stream(8, [[0, 1], [2, 5, 7]], 50, rng)
+    return checks.Stream(
+        "monotone DNF on 8 variables, either tie rule",
+        X,
+        y,
+        params={"n_features": 8, "kernel": ol.monotone_monomials()},
     )
+
+
+def grade(student) -> checks.GradeReport:
+    """One point per stream: predictions and |M| in every round; on the last stream either tie rule."""
+    observe = {"n_updates": lambda learner: learner.n_updates}
+    report = checks.compare_learners(student, REFERENCE, streams(), observe=observe, title=TITLE)
+    either = checks.compare_learners(student, REFERENCE, [either_tie_rule_stream()], observe=observe)
+    if not either.passed:
+        other = checks.compare_learners(student, positive_rule, [either_tie_rule_stream()], observe=observe)
+        either = other if other.passed else either
+    return report + either
