@@ -84,12 +84,12 @@ def facts(name: str) -> dict:
 def index_rows() -> dict[str, list[str]]:
     """The index table's rows by assignment label: its number, then the cells after the first.
 
-    A row starts ``| {ref}`A13 <asg-winnow2>` | {ref}`4 <ch-winnow>` |``: short links, so that the
-    table fits the page."""
+    A row starts ``| {ref}`A13 <asg-winnow2>` — what the student writes | {ref}`4 <ch-winnow>` |``:
+    short links, so that the table fits the page."""
     text = (ASSIGNMENTS / "index.md").read_text(encoding="utf-8")
     rows = {}
     for line in text.splitlines():
-        match = re.match(r"^\| \{ref\}`A(\d+) <(asg-[a-z0-9-]+)>` \|(.*)\|$", line)
+        match = re.match(r"^\| \{ref\}`A(\d+) <(asg-[a-z0-9-]+)>` — [^|]+ \|(.*)\|$", line)
         if match:
             assert match[2] not in rows, f"{match[2]} has two rows in the index"
             rows[match[2]] = [match[1]] + [cell.strip() for cell in match[3].split("|")]

@@ -394,7 +394,7 @@ def test_notebooks_are_listed_and_never_mention_the_hidden_tests(name):
     text = (ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8")
     assert "lecturer" not in text and "_hidden" not in text
     assert f"(asg-{name.replace('_', '-')})=" in text
-    assert f"{{ref}}`asg-{name.replace('_', '-')}`" in (ASSIGNMENTS / "index.md").read_text(encoding="utf-8")
+    assert f" <asg-{name.replace('_', '-')}>`" in (ASSIGNMENTS / "index.md").read_text(encoding="utf-8")
     assert f"- file: book/assignments/{name}\n" in (ROOT / "_toc.yml").read_text(encoding="utf-8")
     assert (ASSIGNMENTS / f"{name}_public.json").is_file()
 
