@@ -183,6 +183,30 @@ def test_public_checks_files_are_current(tmp_path):
     assert stale.read_text() == (ROOT / "book" / "assignments" / "rwma_public.json").read_text()
 
 
+def test_public_checks_of_one_assignment_touch_no_other_file(tmp_path):
+    """``--write-public-checks --assignment NAME`` (issue 37): adding an assignment rewrites only its file."""
+    for path in (ROOT / "book" / "assignments").glob("*_public.json"):
+        shutil.copyfile(path, tmp_path / path.name)
+    for name in ("rwma", "halving"):
+        (tmp_path / f"{name}_public.json").write_text("stale\n")
+    assert write_public_checks(check=True, assignments=tmp_path, only="rwma") == 1
+    assert write_public_checks(check=False, assignments=tmp_path, only="rwma") == 0
+    assert (tmp_path / "rwma_public.json").read_text() == (
+        ROOT / "book" / "assignments" / "rwma_public.json"
+    ).read_text()
+    assert (tmp_path / "halving_public.json").read_text() == "stale\n"  # the control: not this assignment's
+    with pytest.raises(ValueError, match="--assignment 'nope': there is no nope_hidden.py in"):
+        write_public_checks(check=True, assignments=tmp_path, only="nope")
+    done = subprocess.run(
+        [sys.executable, "-m", "booktools", "grade", "--write-public-checks", "--check", "--assignment", "nope"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "there is no nope_hidden.py" in done.stderr, done.stderr
+
+
 def test_public_checks_catch_a_wrong_learner_and_bad_files(tmp_path):
     public = grading.load_public_checks(ROOT / "book" / "assignments" / "halving_public.json")
     hidden = hidden_tests("halving")

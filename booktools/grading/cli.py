@@ -8,7 +8,7 @@ Usage::
         [--shard K/N]
     python -m booktools grade --merge-shards OUT1 ... OUTN --out scores.csv [--assignment NAME] [--force] \\
         [--feedback-dir DIR] [--gradebook CSV] [--review-dir DIR] [--review-names] [--merge-manual RUBRIC_CSV]
-    python -m booktools grade --write-public-checks [--check]
+    python -m booktools grade --write-public-checks [--assignment NAME] [--check]
 
 **Two processes, data between them.** Each submission runs in its own sandboxed worker
 (``booktools/grading/worker.py`` under bubblewrap, see ``booktools/grading/sandbox.py``): the notebook's
@@ -92,7 +92,8 @@ Actions matrix and a Slurm array job.
 
 ``--write-public-checks`` records each assignment's public checks (the hidden file's
 ``public_checks()``) from the reference into ``book/assignments/NAME_public.json``, which
-the student notebooks read; ``--check`` only verifies the files are current.
+the student notebooks read (with ``--assignment NAME``, that one's alone); ``--check`` only
+verifies the files are current.
 """
 
 from __future__ import annotations
@@ -206,7 +207,8 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--write-public-checks",
         action="store_true",
-        help="record every assignment's public checks from its reference into NAME_public.json",
+        help="record every assignment's public checks (only NAME's with --assignment NAME) from its reference "
+        "into NAME_public.json",
     )
     parser.add_argument("--check", action="store_true", help="with --write-public-checks: only check they are current")
 
@@ -473,7 +475,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.write_public_checks:
-        return write_public_checks(args.check, args.hidden_dir.resolve(), args.assignments_dir.resolve())
+        try:
+            return write_public_checks(
+                args.check, args.hidden_dir.resolve(), args.assignments_dir.resolve(), only=args.assignment
+            )
+        except ValueError as exc:
+            parser.error(str(exc))
     if args.merge_shards is not None:
         return merge_command(parser, args)
     check_options(parser, args)

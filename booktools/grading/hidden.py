@@ -49,9 +49,19 @@ def public_checks_text(hidden) -> str:
     return json.dumps(data, indent=None, separators=(",", ":"), allow_nan=True) + "\n"
 
 
-def write_public_checks(check: bool, hidden_dir: Path = HIDDEN_DIR, assignments: Path = ASSIGNMENTS) -> int:
+def write_public_checks(
+    check: bool, hidden_dir: Path = HIDDEN_DIR, assignments: Path = ASSIGNMENTS, only: str | None = None
+) -> int:
+    """Record (or with ``check`` only compare) every assignment's public checks into ``NAME_public.json``;
+    with ``only``, that assignment's alone (issue 37: adding an assignment rewrites no other file).
+    Returns 0, or 1 when ``check`` finds a stale file; an unknown ``only`` raises ValueError."""
     stale = []
-    for path in sorted(hidden_dir.glob("*_hidden.py")):
+    paths = sorted(hidden_dir.glob("*_hidden.py"))
+    if only is not None:
+        paths = [path for path in paths if path.name == f"{only}_hidden.py"]
+        if not paths:
+            raise ValueError(f"--assignment {only!r}: there is no {only}_hidden.py in {hidden_dir}")
+    for path in paths:
         hidden = load_hidden(path)
         if not hasattr(hidden, "public_checks"):
             continue
