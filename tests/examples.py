@@ -92,3 +92,58 @@ def run_grade(folder, out, hidden_dir, *extra, assignment="demo"):
     command += ["--hidden-dir", str(hidden_dir), "--assignments-dir", str(hidden_dir), "--jobs", "2", *extra]
     root = Path(__file__).resolve().parents[1]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=root)
+
+
+def run_in_graded_library(name, forbidden, folder, code, shortcuts, *, imports="", env=None):
+    """A notebook's ``code`` run with the graded copy of onlinelib first on the path (the library a
+    graded notebook of assignment ``name`` sees, without ``forbidden``), next to its public checks,
+    then each of ``shortcuts`` (Python statements) tried after ``imports``. Checked here: the run
+    exits 0, the notebook used nothing removed, the graded copy was the one imported, and every
+    shortcut raised ForbiddenInAssignment. Returns its standard output (the public checks' summaries)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    from booktools.grading.library import assignment_library
+
+    folder = Path(folder)
+    assignments = Path(__file__).resolve().parents[1] / "book" / "assignments"
+    assignment_library(forbidden, name, folder / "lib")
+    shutil.copyfile(assignments / f"{name}_public.json", folder / f"{name}_public.json")
+    library = str(folder / "lib")
+    probes = "\n".join(
+        textwrap.dedent(
+            f"""
+            try:
+                {shortcut}
+            except _forbidden.ForbiddenInAssignment:
+                blocked.append({shortcut!r})
+            """
+        )
+        for shortcut in shortcuts
+    )
+    script = (
+        "import onlinelib\n"
+        + code
+        + "\nfrom onlinelib import _forbidden\nassert not _forbidden.USED, _forbidden.USED\n"
+        + f"assert onlinelib.__file__.startswith({library!r}), onlinelib.__file__\n"
+        + imports
+        + "\nblocked = []\n"
+        + probes
+        + f"\nassert len(blocked) == {len(shortcuts)}, blocked\nprint('shortcuts blocked:', len(blocked))\n"
+    )
+    done = subprocess.run(  # the graded copy first on the path, as the grader's worker has it
+        [sys.executable, "-c", script],
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": library, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert f"shortcuts blocked: {len(shortcuts)}" in done.stdout, done.stdout
+    return done.stdout

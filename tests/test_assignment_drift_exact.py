@@ -20,12 +20,8 @@ full automatic marks and a wrong one less.
 
 import csv
 import math
-import os
 import re
 import shutil
-import subprocess
-import sys
-import textwrap
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -38,9 +34,9 @@ import onlinelib as ol
 from booktools.grading import checks
 from booktools.grading.answers import extract_answers
 from booktools.grading.hidden import load_hidden, public_checks_path, public_checks_text
-from booktools.grading.library import assignment_library, resolve_forbidden
+from booktools.grading.library import resolve_forbidden
 from booktools.grading.questions import questions_from_hidden
-from examples import python_calls, run_grade
+from examples import python_calls, run_grade, run_in_graded_library
 from onlinelib import plain_data
 from onlinelib.certificates import verify_certificate
 from onlinelib.certificates_drift import MAX_ANSWER_BITS, verify_drift, verify_drift_output, verify_drift_rates
@@ -609,46 +605,15 @@ def test_forbidden_entries_resolve():
 
 
 def test_the_graded_library_removes_the_shortcuts_and_keeps_what_the_public_checks_need(tmp_path):
-    assignment_library(hidden().FORBIDDEN, NAME, tmp_path / "lib")
-    shutil.copyfile(ASSIGNMENTS / f"{NAME}_public.json", tmp_path / f"{NAME}_public.json")
     cells = [CORRECT[stub_part(cell)] if stub_part(cell) else cell for cell in code_cells()]
-    probes = "\n".join(
-        textwrap.dedent(
-            f"""
-            try:
-                {shortcut}
-            except _forbidden.ForbiddenInAssignment:
-                blocked.append({shortcut!r})
-            """
-        )
-        for shortcut in SHORTCUTS
+    imports = (
+        "assert ol.halfcube_size(4) == 11 and ol.confidence_threshold(9, 0.1) == 9\n"
+        "import onlinelib.chapters.directed_drift, onlinelib.directed_drift"
     )
-    library = str(tmp_path / "lib")
-    script = (
-        PRELUDE
-        + "\n\n".join(cells)
-        + "\nfrom onlinelib import _forbidden\n"
-        + "assert not _forbidden.USED, _forbidden.USED\n"
-        + f"assert onlinelib.__file__.startswith({library!r}), onlinelib.__file__\n"
-        + "assert ol.halfcube_size(4) == 11 and ol.confidence_threshold(9, 0.1) == 9\n"
-        + "import onlinelib.chapters.directed_drift, onlinelib.directed_drift\n"
-        + "blocked = []\n"
-        + probes
-        + f"\nassert len(blocked) == {len(SHORTCUTS)}, blocked\nprint('shortcuts blocked:', len(blocked))\n"
+    out = run_in_graded_library(
+        NAME, hidden().FORBIDDEN, tmp_path, PRELUDE + "\n\n".join(cells), SHORTCUTS, imports=imports
     )
-    script = script.replace("import onlinelib as ol", "import onlinelib\nimport onlinelib as ol", 1)
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": library},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert done.stdout.count("All checks passed.") == 2, done.stdout
-    assert f"shortcuts blocked: {len(SHORTCUTS)}" in done.stdout
+    assert out.count("All checks passed.") == 2, out
 
 
 # -- the written question -------------------------------------------------------------------------------------

@@ -39,7 +39,6 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from functools import cache
 from pathlib import Path
 
@@ -51,8 +50,9 @@ from scipy import integrate, optimize
 import onlinelib as ol
 from booktools.grading.answers import extract_answers
 from booktools.grading.hidden import hidden_parts, load_hidden, public_checks_path, public_checks_text
-from booktools.grading.library import assignment_library, resolve_forbidden
+from booktools.grading.library import resolve_forbidden
 from booktools.grading.questions import questions_from_hidden
+from examples import run_in_graded_library
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
@@ -680,46 +680,14 @@ def test_without_forbidden_the_shortcut_earns_full_marks_and_the_small_eta_formu
 
 
 def test_the_graded_library_blocks_the_shortcuts_and_runs_the_public_checks(tmp_path):
-    assignment_library(hidden().FORBIDDEN, NAME, tmp_path / "lib")
-    shutil.copyfile(ASSIGNMENTS / f"{NAME}_public.json", tmp_path / f"{NAME}_public.json")
     cells = [
         HONEST["rk4"] if stub_part(cell) == "learning_curve" else "" if stub_part(cell) else cell
         for cell in code_cells()
     ]
-    cells = [cell for cell in cells if cell]
-    probes = "\n".join(
-        textwrap.dedent(
-            f"""
-            try:
-                {probe}
-            except _forbidden.ForbiddenInAssignment:
-                blocked.append({probe!r})
-            """
-        )
-        for probe in PROBES
-    )
-    library = str(tmp_path / "lib")
-    script = (
-        "import onlinelib\nimport onlinelib as ol\nimport onlinelib.chapters.learning_curves\n"
-        + PRELUDE
-        + "\n\n".join(cells)
-        + "\nfrom onlinelib import _forbidden\nassert not _forbidden.USED, _forbidden.USED\n"
-        + f"assert onlinelib.__file__.startswith({library!r}), onlinelib.__file__\n"
-        + "blocked = []\n"
-        + probes
-        + f"\nassert len(blocked) == {len(PROBES)}, blocked\nprint('shortcuts blocked:', len(blocked))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": library, "MPLBACKEND": "Agg"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert done.stdout.count("All checks passed.") == 2, done.stdout
-    assert f"shortcuts blocked: {len(PROBES)}" in done.stdout
+    code = "import onlinelib as ol\nimport onlinelib.chapters.learning_curves\n" + PRELUDE
+    code += "\n\n".join(cell for cell in cells if cell)
+    out = run_in_graded_library(NAME, hidden().FORBIDDEN, tmp_path, code, PROBES, env={"MPLBACKEND": "Agg"})
+    assert out.count("All checks passed.") == 2, out
 
 
 # -- python -m booktools grade (bubblewrap) ---------------------------------------------------------------

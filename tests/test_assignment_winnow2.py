@@ -34,11 +34,9 @@ from __future__ import annotations
 import csv
 import functools
 import math
-import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from fractions import Fraction
 from pathlib import Path
 
@@ -50,9 +48,9 @@ import onlinelib as ol
 from booktools.grading import checks
 from booktools.grading.answers import extract_answers
 from booktools.grading.hidden import hidden_parts, load_hidden, public_checks_text
-from booktools.grading.library import assignment_library, resolve_forbidden
+from booktools.grading.library import resolve_forbidden
 from booktools.grading.questions import questions_from_hidden
-from examples import python_calls
+from examples import python_calls, run_in_graded_library
 from onlinelib.adversaries import winnow2_exact_replay
 from onlinelib.certificates import verify_certificate
 from onlinelib.certificates_winnow import MAX_WINNOW_FEATURES, notes_bound_target, verify_winnow2_stream
@@ -687,47 +685,15 @@ def test_forbidden_entries_resolve():
 
 
 def test_the_graded_library_removes_the_shortcuts_and_keeps_what_the_public_checks_need(tmp_path):
-    assignment_library(hidden().FORBIDDEN, NAME, tmp_path / "lib")
-    shutil.copyfile(ASSIGNMENTS / f"{NAME}_public.json", tmp_path / f"{NAME}_public.json")
     cells = [
         (LEARNERS["fractions"] if stub_part(cell) == LEARNER else STREAMS["lists"]) if stub_part(cell) else cell
         for cell in code_cells()
     ]
-    probes = "\n".join(
-        textwrap.dedent(
-            f"""
-            try:
-                {shortcut}
-            except _forbidden.ForbiddenInAssignment:
-                blocked.append({shortcut!r})
-            """
-        )
-        for shortcut in SHORTCUTS
+    imports = "import onlinelib.chapters.winnow, onlinelib.linear, onlinelib.adversaries"
+    out = run_in_graded_library(
+        NAME, hidden().FORBIDDEN, tmp_path, PRELUDE + "\n\n".join(cells), SHORTCUTS, imports=imports
     )
-    library = str(tmp_path / "lib")
-    script = (
-        PRELUDE
-        + "import onlinelib\n"
-        + "\n\n".join(cells)
-        + "\nfrom onlinelib import _forbidden\nassert not _forbidden.USED, _forbidden.USED\n"
-        + f"assert onlinelib.__file__.startswith({library!r}), onlinelib.__file__\n"
-        + "import onlinelib.chapters.winnow, onlinelib.linear, onlinelib.adversaries\n"
-        + "blocked = []\n"
-        + probes
-        + f"\nassert len(blocked) == {len(SHORTCUTS)}, blocked\nprint('shortcuts blocked:', len(blocked))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": library},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert done.stdout.count("All checks passed.") == 2, done.stdout
-    assert f"shortcuts blocked: {len(SHORTCUTS)}" in done.stdout
+    assert out.count("All checks passed.") == 2, out
 
 
 # -- the written question ---------------------------------------------------------------------------------

@@ -25,12 +25,10 @@ notebooks' statements, not taken from the references (which students cannot impo
 import copy
 import csv
 import math
-import os
 import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -43,10 +41,11 @@ import onlinelib as ol
 from booktools.grading import checks
 from booktools.grading.answers import extract_answers
 from booktools.grading.hidden import hidden_parts, load_hidden
-from booktools.grading.library import assignment_library, resolve_forbidden
+from booktools.grading.library import resolve_forbidden
 from booktools.grading.questions import questions_from_hidden
-from examples import python_calls
+from examples import python_calls, run_in_graded_library
 from onlinelib.certificates import verify_certificate
+from test_wm_search import SUBSETS as WM_SEARCH
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
@@ -155,49 +154,7 @@ def perceptron_plane_stream(radius, margin):
         y.append(label)
     return X, y, [3, 0]
 ''',
-    "weighted_majority_stream": '''
-from functools import cache
-
-
-def weighted_majority_stream(n_experts, eta, m):
-    """Memoised search over the sorted mistake counts; every minimal wrong side as a bitmask of sorted
-    positions, Fraction weights; lists of ints."""
-    rate = 1 - Fraction(eta)
-
-    @cache
-    def best(state):  # state: sorted counts (heaviest first) -> (mistakes still to come, wrong side)
-        n = len(state)
-        weights = [rate**c for c in state]
-        total = sum(weights)
-        held = [Fraction(0)] * 2**n  # held[mask]: the weight of the experts in mask
-        answer = (0, None)
-        for mask in range(1, 2**n):
-            low = mask & -mask
-            held[mask] = held[mask ^ low] + weights[low.bit_length() - 1]
-            lightest = weights[mask.bit_length() - 1]  # the last position has the most mistakes
-            if 2 * held[mask] < total or 2 * (held[mask] - lightest) >= total:
-                continue  # not a mistake of Weighted Majority, or not a minimal wrong side
-            after = tuple(sorted(c + (mask >> i & 1) for i, c in enumerate(state)))
-            if after[0] > m:
-                continue  # no expert left within the budget
-            value = 1 + best(after)[0]
-            if value > answer[0]:
-                answer = (value, [i for i in range(n) if mask >> i & 1])
-        return answer
-
-    counts, P = [0] * n_experts, []
-    while True:
-        order = sorted(range(n_experts), key=lambda i: counts[i])
-        value, side = best(tuple(counts[i] for i in order))
-        if value == 0:
-            break
-        wrong = {order[i] for i in side}
-        P.append([1 if i in wrong else -1 for i in range(n_experts)])
-        counts = [c + (i in wrong) for i, c in enumerate(counts)]
-    if not P:  # no mistake is possible: one round on which everybody is right
-        return [[1] * n_experts], [1]
-    return P, [-1] * len(P)
-''',
+    "weighted_majority_stream": WM_SEARCH,  # the exact search of tests/test_wm_search.py, as a student writes it
     "kernel_perceptron_stream": '''
 def kernel_perceptron_stream(n):
     """0^n, 1^n, then a greedy family of t weight-n/4 rows pairwise sharing at most n/8 ones."""
@@ -1061,50 +1018,18 @@ def test_the_graded_library_removes_the_shortcuts_and_keeps_what_the_public_chec
     """In the copy of onlinelib a graded notebook sees, every shortcut raises ForbiddenInAssignment,
     and the notebook with correct code runs its public checks to "All checks passed." without
     touching anything removed (the verifiers and what they call stay)."""
-    assignment_library(hidden(name).FORBIDDEN, name, tmp_path / "lib")
-    shutil.copyfile(ASSIGNMENTS / f"{name}_public.json", tmp_path / f"{name}_public.json")
     cells = []
     for cell in code_cells(name):
         part = stub_part(cell, name)
         cells.append(SOLUTIONS[part] if part else cell)
-    probes = "\n".join(
-        textwrap.dedent(
-            f"""
-            try:
-                {shortcut}
-            except _forbidden.ForbiddenInAssignment:
-                blocked.append({shortcut!r})
-            """
-        )
-        for shortcut in SHORTCUTS[name]
+    imports = (
+        "import onlinelib.chapters.perceptron, onlinelib.chapters.kernels, onlinelib.version_space, onlinelib.linear\n"
+        "import onlinelib.certificates\nimport onlinelib.wm_search"
     )
-    library = str(tmp_path / "lib")
-    script = (
-        PRELUDE
-        + "\n\n".join(cells)
-        + "\nfrom onlinelib import _forbidden\n"
-        + "assert not _forbidden.USED, _forbidden.USED\n"
-        + f"assert onlinelib.__file__.startswith({library!r}), onlinelib.__file__\n"
-        + "import onlinelib.chapters.perceptron, onlinelib.chapters.kernels, onlinelib.version_space, onlinelib.linear\n"
-        + "import onlinelib.certificates\nimport onlinelib.wm_search\n"
-        + "blocked = []\n"
-        + probes
-        + f"\nassert len(blocked) == {len(SHORTCUTS[name])}, blocked\nprint('shortcuts blocked:', len(blocked))\n"
+    out = run_in_graded_library(
+        name, hidden(name).FORBIDDEN, tmp_path, PRELUDE + "\n\n".join(cells), SHORTCUTS[name], imports=imports
     )
-    script = script.replace("import onlinelib as ol", "import onlinelib\nimport onlinelib as ol", 1)
-    environment = {**os.environ, "PYTHONPATH": library}  # the graded copy first, as the grader's worker has it
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert done.stdout.count("All checks passed.") == len(parts(name)), done.stdout
-    assert f"shortcuts blocked: {len(SHORTCUTS[name])}" in done.stdout
+    assert out.count("All checks passed.") == len(parts(name)), out
 
 
 # -- the written questions -------------------------------------------------------------------------------
