@@ -12,6 +12,11 @@ COMMANDS = {
     "pdf": ("booktools.pdf_edition", "print the built book into one PDF"),
     "browser-check": ("booktools.browser_check", "check every built page in headless Chromium"),
     "binder-check": ("booktools.binder_check", "reproduce Binder: fresh environment, chapters run"),
+    "similarity": ("booktools.similarity", "compare submissions with each other and with onlinelib's source"),
+    "slides": ("booktools.slides", "build every chapter's reveal.js slides from its own statements and figures"),
+    "release": ("booktools.release", "make a release's files: changelog, PDF, hand-outs, slides"),
+    "lms": ("booktools.grading.lms", "export gradebooks for Canvas or Moodle"),
+    "new-assignment": ("booktools.new_assignment", "scaffold a new assignment: notebook, hidden file, index row"),
 }
 
 

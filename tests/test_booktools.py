@@ -36,7 +36,23 @@ def test_help_lists_every_command():
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: python -m booktools COMMAND")
     listed = re.findall(r"^  (\S+)  ", result.stdout, flags=re.MULTILINE)
-    assert listed == list(COMMANDS) == ["grade", "student-edition", "handout", "pdf", "browser-check", "binder-check"]
+    assert (
+        listed
+        == list(COMMANDS)
+        == [
+            "grade",
+            "student-edition",
+            "handout",
+            "pdf",
+            "browser-check",
+            "binder-check",
+            "similarity",
+            "slides",
+            "release",
+            "lms",
+            "new-assignment",
+        ]
+    )
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
