@@ -1,15 +1,16 @@
-"""The introduction's link to the PDF edition, shown only where the PDF exists.
+"""The introduction's box about the PDF edition, shown only where the PDF exists.
 
-``book/intro.md`` links ``../online-learning.pdf`` by ``<a class="pdf-edition-link" ...>``. The
-PDF is printed from the built site by ``python -m booktools pdf`` (``make pdf``) after the build,
-so until then the link is dead. At the end of every HTML build this extension turns each such
-link into plain text that says how to make the PDF if ``<outdir>/online-learning.pdf`` does not
-exist, and back into the link if it does (an incremental build may keep an older page).
-``booktools.pdf_edition`` calls :func:`sync_pages` once it has written the PDF, so the link is
-back on the site it publishes.
+``book/intro.md`` has an admonition of class ``pdf-edition`` that links ``../online-learning.pdf``.
+The PDF is printed from the built site by ``python -m booktools pdf`` (``make pdf``, ``make
+student-pdf``) after the build, so until then the link is dead. At the end of every HTML build this
+extension hides the whole box (a reader sees no build note and no dead link) if
+``<outdir>/online-learning.pdf`` does not exist, and shows it again if it does (an incremental
+build may keep an older page). ``booktools.pdf_edition`` calls :func:`sync_pages` once it has
+written the PDF, so the box is back on the site it publishes: the student edition's links its own
+PDF, which has no solutions.
 
-The link is found by its class, never by its text. The hidden link is kept whole in an HTML
-comment in front of the text, so putting it back gives the page exactly as Sphinx wrote it.
+The box is found by its class, never by its text. The hidden box is kept whole in an HTML comment,
+so showing it again gives the page exactly as Sphinx wrote it.
 """
 
 from __future__ import annotations
@@ -18,29 +19,28 @@ import re
 from pathlib import Path
 
 PDF_NAME = "online-learning.pdf"
-MARKER = "pdf-edition-link"
-LINK = re.compile(r'<a\b[^>]*\bclass="(?:[^"]*\s)?' + MARKER + r'(?:\s[^"]*)?"[^>]*>.*?</a>', re.DOTALL)
-HIDDEN = re.compile(r"<!--" + MARKER + r" (.*?)-->.*?<!--/" + MARKER + "-->", re.DOTALL)
-NOTE = (
-    f'<span class="{MARKER}-missing">PDF edition (not made for this build: run <code>make pdf</code>, '
-    "which needs Chromium)</span>"
+MARKER = "pdf-edition"
+# the box: a <div> of class pdf-edition, up to its own </div> (an admonition holds no inner <div>)
+BLOCK = re.compile(
+    r'<div\b[^>]*\bclass="(?:[^"]*\s)?' + MARKER + r'(?:\s[^"]*)?"[^>]*>(?:(?!<div\b).)*?</div>', re.DOTALL
 )
+HIDDEN = re.compile(r"<!--" + MARKER + r" (.*?)-->", re.DOTALL)
 
 
 def _hide(match: re.Match) -> str:
-    link = match.group(0)
-    if "--" in link:
-        raise ValueError(f"link: the PDF link must not contain '--' (it is kept in an HTML comment), got {link!r}")
-    return f"<!--{MARKER} {link}-->{NOTE}<!--/{MARKER}-->"
+    block = match.group(0)
+    if "--" in block:
+        raise ValueError(f"block: the PDF box must not contain '--' (it is kept in an HTML comment), got {block!r}")
+    return f"<!--{MARKER} {block}-->"
 
 
 def hide_pdf_link(html: str) -> str:
-    """``html`` with every PDF link replaced by the note that says how to make the PDF."""
-    return LINK.sub(_hide, restore_pdf_link(html))  # a page hidden before keeps one note, not two
+    """``html`` with every PDF box hidden in an HTML comment (nothing shows in its place)."""
+    return BLOCK.sub(_hide, restore_pdf_link(html))  # a page hidden before is hidden once, not twice
 
 
 def restore_pdf_link(html: str) -> str:
-    """``html`` with every note of :func:`hide_pdf_link` replaced by the link it hid."""
+    """``html`` with every box :func:`hide_pdf_link` hid shown again."""
     return HIDDEN.sub(lambda match: match.group(1), html)
 
 

@@ -3,7 +3,8 @@
 Usage (after ``jupyter-book build .``, or ``make student`` for the student edition)::
 
     python -m booktools pdf                       # writes _build/html/online-learning.pdf
-    python -m booktools pdf --student             # the student edition: no solutions, no lecturer pages
+    python -m booktools pdf --student             # the student edition: no solutions, no lecturer pages,
+                                                  # no API reference (--with-api keeps it)
     python -m booktools pdf --leave-out book/api  # without the API reference (a quarter of the pages)
 
 ``make pdf`` and ``make student-pdf`` run the first two (``LEAVE_OUT=book/api`` passes the third's option).
@@ -63,13 +64,15 @@ LICENSE_NOTE = (
 # indentation; a code cell, its source and its outputs each stay on one page when they fit (instead
 # of an empty grey box at the foot of a page and the code overleaf). The folded cells' "Show ..."
 # toggles, which do nothing on paper, and the intro's note that offers this PDF are dropped.
+# The student PDF leaves out the API reference (about 150 of its pages), unless --with-api.
+STUDENT_LEAVES_OUT = "book/api"
 PRINT_CSS = """
 @media print {
   pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
   pre > .print-line { display: block; }
   div.cell, div.cell_input, div.cell_output, div.highlight { break-inside: avoid; }
   details.hide > summary { display: none !important; }
-  .admonition:has(.pdf-edition-link, .pdf-edition-link-missing) { display: none !important; }
+  .pdf-edition { display: none !important; }
 }
 """
 # Hanging indents need each line of a code block as an element: Pygments writes one <pre> whose
@@ -274,8 +277,10 @@ def main(argv: list[str] | None = None) -> int:
         "--student",
         action="store_true",
         help="print the student edition: --site _build/student/_build/html --toc _build/student_src/_toc.yml "
-        "(build it first: make student), with 'Student edition' on the cover",
+        "(build it first: make student), with 'Student edition' on the cover, without the API reference "
+        f"({STUDENT_LEAVES_OUT}; --with-api keeps it)",
     )
+    parser.add_argument("--with-api", action="store_true", help="with --student: keep the API reference")
     parser.add_argument(
         "--leave-out",
         action="append",
@@ -292,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         args.site = ROOT / student_edition.DEFAULT_OUT / "_build" / "html"
         args.toc = ROOT / student_edition.DEFAULT_SRC_OUT / "_toc.yml"
         edition = "Student edition (no solutions), PDF"
+        if not args.with_api and STUDENT_LEAVES_OUT not in args.leave_out:
+            args.leave_out.append(STUDENT_LEAVES_OUT)  # a student reads the API on the site, not in print
     out = args.out or args.site / PDF_NAME
     executable = find_browser(args.browser)
     if executable is None:

@@ -63,6 +63,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.myst_blocks import myst_block_plugin
 
 from _ext.chapter_modules import library_files, output_sources
+from booktools import student_repo
 from booktools.toc import toc_entries, toc_globs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -402,6 +403,27 @@ def _config_paths(config: dict) -> list[str]:
     return [p for p in paths if isinstance(p, str) and not p.startswith(("http:", "https:"))]
 
 
+def student_settings(config: dict) -> dict:
+    """The ``student:`` block of ``_config.yml``: the student repository's URL and the pages left out.
+
+    ``student.repository.url`` is the repository the student site's Binder, Live Code, download and
+    clone links name: one holding only the student edition (``--repo DIR`` writes it). It is never
+    the full repository's ``repository.url``: left empty, the student site has no such links.
+    ``student.leave_out`` lists pages (as ``_toc.yml`` names them) that only lecturers need, such as
+    ``book/status``, the build record.
+    """
+    block = config.get("student") or {}
+    if not isinstance(block, dict):
+        raise SystemExit(f"_config.yml: student must be a mapping, got {block!r}")
+    url = (block.get("repository") or {}).get("url") or ""
+    leave_out = block.get("leave_out") or []
+    if not isinstance(url, str) or not isinstance(leave_out, list) or not all(isinstance(p, str) for p in leave_out):
+        raise SystemExit(
+            f"_config.yml: expected student.repository.url a string and student.leave_out a list, got {block!r}"
+        )
+    return {"url": url.strip(), "leave_out": [_no_suffix(p) for p in leave_out]}
+
+
 def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dict:
     """Write the stripped copy of the book at ``root`` into ``dest`` (emptied first).
 
@@ -423,6 +445,7 @@ def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dic
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
 
+    leave_out = set(student_settings(config)["leave_out"])
     removed_blocks: dict[str, list[Removed]] = {}
     summary = {"files": 0, "gated-solution": 0, "solution": 0, "lecturer-only": 0, "left out": []}
     sources = []
@@ -436,7 +459,7 @@ def make_student_sources(root: Path, dest: Path, include: list[str] = ()) -> dic
         rel = path.relative_to(root)
         if any(part in SKIP_NAMES for part in rel.parts) or (dest in path.parents):
             continue
-        if is_lecturer_path(rel):
+        if is_lecturer_path(rel) or _no_suffix(rel.as_posix()) in leave_out:
             summary["left out"].append(str(rel))
             continue
         target = dest / rel
@@ -710,8 +733,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repository-url",
         metavar="URL",
-        help="the student edition's repository.url (its Binder and Live Code buttons), "
-        "e.g. a repository holding only the stripped sources; default: the book's",
+        help="the student edition's repository.url (its Binder, Live Code and clone links): a repository "
+        "holding only the student edition; default: student.repository.url of _config.yml (empty: no such "
+        "links). Never the full repository's.",
+    )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        metavar="DIR",
+        help="also write the student repository into DIR (a git repository, made or refreshed): the student "
+        "sources, onlinelib, binder/ and a student README, committed, ready to push to student.repository.url",
     )
     parser.add_argument("--no-build", action="store_true", help="only write the stripped sources")
     parser.add_argument(
@@ -741,9 +772,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     for name in summary["left out"]:
         print(f"  left out {name}")
-    if args.repository_url is not None:
-        set_repository_url(src_out / "_config.yml", args.repository_url)
-        print(f"student edition's repository.url: {args.repository_url!r}")
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
+    url = student_settings(config)["url"] if args.repository_url is None else args.repository_url.strip()
+    full_url = str((config.get("repository") or {}).get("url") or "").strip()
+    if url and full_url and url.rstrip("/") == full_url.rstrip("/"):
+        raise SystemExit(
+            f"the student edition's repository URL is the full repository's ({url}): its Binder and clone "
+            "links would hand out every solution; use a repository made by --repo"
+        )
+    set_repository_url(src_out / "_config.yml", url)  # always: the full repository's URL never carries over
+    print(f"student edition's repository.url: {url!r}" + ("" if url else " (no Binder, Live Code or clone links)"))
+    if args.repo is not None:
+        made = student_repo.write_student_repo(root, src_out, args.repo, str(config.get("title") or "Course book"))
+        print(
+            f"student repository in {args.repo.resolve()}: {made['files']} files; "
+            + (f"commit {made['commit']}" if made["commit"] else "unchanged, no commit")
+            + (f"; push it to {url}" if url else "; set student.repository.url in _config.yml to where you push it")
+        )
     if args.no_build:
         return 0
 

@@ -120,6 +120,29 @@ def test_the_readme_lists_every_chapter_in_the_order_of_the_toc():
     assert "book/assignments/" in README
 
 
+NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen \
+sixteen seventeen eighteen nineteen twenty".split()
+
+
+def test_the_counts_in_the_readme_and_the_intro_are_the_tocs():
+    """Issue 37: "six assignments" outlived six more. The README's number of assignments and the
+    intro's number of chapters are the pages _toc.yml lists."""
+    chapters = sum(len(part["chapters"]) for part in TOC["parts"] if part.get("numbered"))
+    (assignments,) = [
+        len(chapter.get("sections", []))
+        for part in TOC["parts"]
+        for chapter in part["chapters"]
+        if chapter["file"] == "book/assignments/index"
+    ]
+    intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    assert f"Then {NUMBER_WORDS[assignments]} **Assignments**" in README, assignments
+    assert f"The book has {NUMBER_WORDS[chapters]} chapters" in intro, chapters
+    stale = [
+        w for w in NUMBER_WORDS if w != NUMBER_WORDS[assignments] and re.search(rf"\b{w} assignments", README, re.I)
+    ]
+    assert not stale, stale
+
+
 def test_the_readme_is_short_and_points_on():
     n_lines = README.count("\n")
     assert n_lines < 150, f"README.md has {n_lines} lines: a newcomer reads it in two minutes"
@@ -193,32 +216,35 @@ def test_the_exercise_snippets_code_runs_as_in_a_chapter():
 
 # --- the intro's link to the PDF edition ----------------------------------------------------
 
-LINK = '<a class="pdf-edition-link" href="../online-learning.pdf">PDF edition</a>'
-PAGE = f'<html><body><p>The whole book is also a\n{LINK} with bookmarks.</p><p><a href="x.html">x</a></p></body></html>'
+LINK = '<a href="../online-learning.pdf">PDF edition</a>'
+BOX = (
+    f'<div class="tip pdf-edition admonition">\n<p class="admonition-title">Offline</p>\n<p>Also a {LINK}.</p>\n</div>'
+)
+PAGE = f'<html><body><div class="main">{BOX}<p><a href="x.html">x</a></p></div></body></html>'
 
 
-def test_the_intro_marks_its_pdf_link():
+def test_the_intro_marks_its_pdf_box():
     intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
-    assert LINK in intro
+    assert re.search(r":class: .*\bpdf-edition\b", intro) and 'href="../online-learning.pdf"' in intro
+    assert "lecturer-only" not in intro.split("## What the course covers")[0]  # the student edition has it too
     assert "pdf_link" in CONFIG["sphinx"]["local_extensions"]
 
 
-def test_hiding_the_link_leaves_a_note_and_restoring_gives_the_page_back():
+def test_hiding_the_box_leaves_no_note_and_showing_it_gives_the_page_back():
+    """Issue 37: a reader's page never shows a build note; without the PDF the box is simply absent."""
     hidden = pdf_link.hide_pdf_link(PAGE)
-    assert 'href="../online-learning.pdf"' not in hidden.replace(f"<!--pdf-edition-link {LINK}-->", "")
-    assert "make pdf" in hidden and '<a href="x.html">x</a>' in hidden
+    visible = re.sub(r"<!--.*?-->", "", hidden, flags=re.DOTALL)
+    assert visible == '<html><body><div class="main"><p><a href="x.html">x</a></p></div></body></html>'
     assert pdf_link.hide_pdf_link(hidden) == hidden  # a second build changes nothing
     assert pdf_link.restore_pdf_link(hidden) == PAGE
     assert pdf_link.restore_pdf_link(PAGE) == PAGE
 
 
-def test_the_link_is_found_by_its_class_only():
-    among = PAGE.replace('class="pdf-edition-link"', 'class="reference pdf-edition-link external"')
-    assert pdf_link.restore_pdf_link(pdf_link.hide_pdf_link(among)) == among
-    assert pdf_link.hide_pdf_link(among) != among
-    other = PAGE.replace('class="pdf-edition-link"', 'class="pdf-edition-link-x"')
+def test_the_box_is_found_by_its_class_only():
+    other = PAGE.replace("pdf-edition admonition", "pdf-editions admonition")
     assert pdf_link.hide_pdf_link(other) == other
-    with pytest.raises(ValueError, match="link: .*'--'"):
+    assert pdf_link.hide_pdf_link(PAGE.replace(LINK, "no link")) != PAGE.replace(LINK, "no link")
+    with pytest.raises(ValueError, match="block: .*'--'"):
         pdf_link.hide_pdf_link(PAGE.replace("PDF edition</a>", "PDF -- edition</a>"))
 
 
@@ -227,7 +253,7 @@ def test_sync_pages_follows_the_pdf(tmp_path):
     intro = tmp_path / "book" / "intro.html"
     intro.write_text(PAGE, encoding="utf-8")
     assert pdf_link.sync_pages(tmp_path, ["book/intro.html", "book/gone.html"]) == [intro]
-    assert "make pdf" in intro.read_text(encoding="utf-8")
+    assert "<!--pdf-edition <div" in intro.read_text(encoding="utf-8")
     (tmp_path / "online-learning.pdf").write_bytes(b"%PDF")
     assert pdf_link.sync_pages(tmp_path, ["book/intro.html"]) == [intro]
     assert intro.read_text(encoding="utf-8") == PAGE
@@ -236,13 +262,15 @@ def test_sync_pages_follows_the_pdf(tmp_path):
         pdf_link.sync_pages(tmp_path / "nowhere", ["book/intro.html"])
 
 
-def test_a_sphinx_build_hides_the_link_until_the_pdf_exists(tmp_path):
-    """The extension in a real (small) build: the note without the PDF; the link again in the next,
+def test_a_sphinx_build_hides_the_box_until_the_pdf_exists(tmp_path):
+    """The extension in a real (small) build: no box without the PDF; the box again in the next,
     incremental build once the PDF exists, although Sphinx does not rewrite the page."""
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
     (src / "conf.py").write_text("extensions = ['_ext.pdf_link']\n")  # `python -m` from the root imports it
-    (src / "index.rst").write_text(f"Intro\n=====\n\n.. raw:: html\n\n   <p>{LINK}</p>\n")
+    (src / "index.rst").write_text(
+        f"Intro\n=====\n\n.. admonition:: Offline\n   :class: tip pdf-edition\n\n   .. raw:: html\n\n      {LINK}\n"
+    )
 
     def build():
         done = subprocess.run(
@@ -256,11 +284,11 @@ def test_a_sphinx_build_hides_the_link_until_the_pdf_exists(tmp_path):
         return (out / "index.html").read_text(encoding="utf-8")
 
     page = build()
-    assert "make pdf" in page and f"<!--pdf-edition-link {LINK}-->" in page
-    assert build() == page  # the next build keeps one note
+    assert "<!--pdf-edition <div" in page and "Offline" not in re.sub(r"<!--.*?-->", "", page, flags=re.DOTALL)
+    assert build() == page  # the next build hides it once
     (out / "online-learning.pdf").write_bytes(b"%PDF")
     page = build()
-    assert LINK in page and "make pdf" not in page
+    assert LINK in page and "<!--pdf-edition" not in page
 
 
 def _one_page_pdf() -> PdfReader:
@@ -283,7 +311,7 @@ def test_booktools_pdf_puts_the_link_back_after_printing(tmp_path, monkeypatch):
 
     async def fake_print_book(executable, site_, pages, timeout, edition):
         assert edition == "PDF edition"
-        assert pages == ["book/intro.html"] and "make pdf" in (site_ / pages[0]).read_text(encoding="utf-8")
+        assert pages == ["book/intro.html"] and "<!--pdf-edition <div" in (site_ / pages[0]).read_text(encoding="utf-8")
         reader = _one_page_pdf()
         return [(pages[0], "Intro", reader, reader.outline, {})], _one_page_pdf(), [("Intro", 2)]
 
@@ -292,7 +320,4 @@ def test_booktools_pdf_puts_the_link_back_after_printing(tmp_path, monkeypatch):
     assert pdf_edition.main(["--site", str(site), "--toc", str(toc)]) == 0
     assert len(PdfReader(site / "online-learning.pdf").pages) == 2
     assert intro.read_text(encoding="utf-8") == PAGE
-    assert re.search(
-        r"\.admonition:has\(\.pdf-edition-link, \.pdf-edition-link-missing\) \{ display: none", pdf_edition.PRINT_CSS
-    )
-    assert 'class="pdf-edition-link-missing"' in pdf_link.NOTE
+    assert re.search(r"\.pdf-edition \{ display: none", pdf_edition.PRINT_CSS)

@@ -238,7 +238,7 @@ STAND_IN = """#!/bin/sh
 # `-m venv DIR` makes a stand-in venv: its python is this script, its pip logs its arguments.
 if [ "$1" = -m ] && [ "$2" = venv ]; then
   mkdir -p "$3/bin" && echo "version = {version}" > "$3/pyvenv.cfg" && cp "$0" "$3/bin/python" || exit 1
-  printf '#!/bin/sh\\necho "$*" >> "%s/pip.log"\\n' "$3" > "$3/bin/pip" && chmod +x "$3/bin/pip"
+  printf '#!/bin/sh\\necho "$*" >> "%s/pip.log"\\ncase "$*" in *" -r "*) echo "Collecting alpha==1.0"; echo "  Using cached alpha"; echo "Collecting beta==2.0";; esac\\n' "$3" > "$3/bin/pip" && chmod +x "$3/bin/pip"
   exit
 fi
 PYTHONPATH={site} exec {real} "$@"
@@ -329,12 +329,14 @@ def test_a_venv_of_another_python_is_made_again(tmp_path, made_by, finished):
     assert done.stdout.splitlines() == [
         f"{venv} has {what}, not 3.11 ({python}): making it again",
         f"installing 3 packages into {venv} (about 2 minutes the first time)",
+        "  [1/3] alpha==1.0",  # the progress: one numbered line per package pip collects
+        "  [2/3] beta==2.0",
     ]
     assert _minor(venv / "bin" / "python") == "3.11" and (venv / ".installed").exists()
     log = (venv / "pip.log").read_text().splitlines()
     assert [re.sub(r"pip==\S+", "pip==X", line) for line in log] == [
         "install --quiet --disable-pip-version-check pip==X",
-        "install --quiet --disable-pip-version-check -r requirements.txt",
+        "install --disable-pip-version-check --progress-bar off -r requirements.txt",
     ]
     # made once: the next run keeps it
     again = _make(repo, target, PYTHON=python, VENV=venv)

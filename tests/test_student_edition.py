@@ -31,13 +31,15 @@ import json
 import os
 import pickle
 import re
+import shutil
+import subprocess
 from functools import cache
 from pathlib import Path
 
 import pytest
 import yaml
 
-from booktools import binder_chapters
+from booktools import binder_chapters, student_repo
 from booktools import student_edition as se
 from booktools.toc import toc_entries
 
@@ -635,6 +637,103 @@ def test_the_student_edition_can_launch_its_own_repository(tmp_path):
     assert (ROOT / "_config.yml").read_text(encoding="utf-8") == before
 
 
+FULL_URL = "https://github.com/course/online-learning"  # the lecturer's repository: solutions, hidden tests
+STUDENT_URL = "https://github.com/course/online-learning-student"
+
+
+def _book_copy(tmp_path: Path, student_url: str) -> Path:
+    """The book's sources in ``tmp_path/root`` with the full repository's URL set, as a lecturer's is."""
+    root = tmp_path / "root"
+    for name in ("book", "_ext"):
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+    shutil.copy2(ROOT / "_toc.yml", root / "_toc.yml")
+    for name in student_repo.EXTRA:
+        if (ROOT / name).is_file():
+            shutil.copy2(ROOT / name, root / name)
+        elif (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["repository"]["url"] = FULL_URL
+    config["student"]["repository"]["url"] = student_url
+    (root / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return root
+
+
+def _text_files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file() and ".git" not in p.relative_to(folder).parts]
+
+
+def test_the_student_repository_holds_no_solution_and_no_lecturer_file(tmp_path):
+    """Issue 37: ``--repo DIR`` writes the repository students clone and Binder runs. The leak scan
+    of the student site runs on it; no hidden test, rubric or lecturer page is in it."""
+    src, repo = tmp_path / "src", tmp_path / "student-repo"
+    assert se.main(["--no-build", "--src-out", str(src), "--repo", str(repo)]) == 0
+    files = _text_files(repo)
+    rel = [p.relative_to(repo) for p in files]
+    assert {Path("README.md"), Path("pyproject.toml"), Path("binder/requirements.txt")} <= set(rel)
+    assert any(p.parts[0] == "onlinelib" for p in rel) and any(p.parts[:2] == ("book", "assignments") for p in rel)
+    assert not [p for p in rel if se.is_lecturer_path(p) or p.name.endswith("_hidden.py")]
+    assert not [p for p in rel if p.parts[0] in ("tests", "booktools", "docs", ".github")]
+    table, _ = fragment_table()
+    leaks = find_leaks([p for p in files if p.suffix.lower() not in BINARY], table)
+    assert not leaks, "\n".join(leaks[:50])
+    log = subprocess.run(["git", "log", "--oneline"], cwd=repo, capture_output=True, text=True, check=True)
+    assert len(log.stdout.splitlines()) == 1
+    assert se.main(["--no-build", "--src-out", str(src), "--repo", str(repo)]) == 0  # a refresh, nothing new
+    log = subprocess.run(["git", "log", "--oneline"], cwd=repo, capture_output=True, text=True, check=True)
+    assert len(log.stdout.splitlines()) == 1
+
+
+def test_no_student_link_reaches_the_full_repository(tmp_path):
+    """Issue 37: with the full repository's URL set, nothing the student edition is made from names it.
+
+    Every Binder, Live Code, download and clone link of the site comes from ``repository.url``
+    (``_ext/notebook_links.py``), which the student copy takes from ``student.repository.url`` alone."""
+    root = _book_copy(tmp_path, STUDENT_URL)
+    src, repo = tmp_path / "src", tmp_path / "repo"
+    assert se.main(["--root", str(root), "--no-build", "--src-out", str(src), "--repo", str(repo)]) == 0
+    for folder in (src, repo):
+        config = yaml.safe_load((folder / "_config.yml").read_text(encoding="utf-8"))
+        assert config["repository"]["url"] == STUDENT_URL
+        naming = [
+            p for p in _text_files(folder) if FULL_URL.encode() in p.read_bytes().replace(STUDENT_URL.encode(), b"")
+        ]
+        assert not naming, f"files of the student edition naming the full repository: {naming}"
+
+
+def test_the_student_edition_never_falls_back_to_the_full_repository(tmp_path, capsys):
+    root = _book_copy(tmp_path, "")
+    assert se.main(["--root", str(root), "--no-build", "--src-out", str(tmp_path / "src")]) == 0
+    config = yaml.safe_load((tmp_path / "src" / "_config.yml").read_text(encoding="utf-8"))
+    assert config["repository"]["url"] == ""  # no launch links at all, not the full repository's
+    assert "no Binder, Live Code or clone links" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="full repository's"):
+        se.main(["--root", str(root), "--no-build", "--src-out", str(tmp_path / "s2"), "--repository-url", FULL_URL])
+    inside = root / "book" / "repo"
+    with pytest.raises(SystemExit, match="outside the full repository"):
+        se.main(["--root", str(root), "--no-build", "--src-out", str(tmp_path / "s3"), "--repo", str(inside)])
+
+
+@built
+def test_no_link_of_the_built_student_site_names_the_full_repository():
+    """Every link to GitHub, GitLab or Binder in the student site names the student repository
+    (``repository.url`` of its stripped sources), never the full repository's ``repository.url``."""
+    full = str((yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8")).get("repository") or {}).get("url"))
+    student = ""
+    if (STUDENT_SRC / "_config.yml").exists():
+        student = yaml.safe_load((STUDENT_SRC / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"] or ""
+    bad = []
+    for page in HTML.rglob("*.html"):
+        for href in re.findall(r'href="([^"]+)"', page.read_text(encoding="utf-8")):
+            if full and full.rstrip("/") in href:
+                bad.append((page.name, href))
+            elif re.search(r"//(github\.com|gitlab\.com|mybinder\.org)/", href) and not (
+                student and student.rstrip("/").split("//", 1)[1] in href
+            ):
+                bad.append((page.name, href))
+    assert not bad, bad[:20]
+
+
 @pytest.mark.parametrize(
     "reference",
     ["see the {ref}`guide-top`", "see [the guide](guide_for_lecturers.md)", "see {doc}`guide_for_lecturers`"],
@@ -655,12 +754,17 @@ def test_a_reference_to_a_left_out_lecturer_page_is_an_error(tmp_path, reference
 
 
 @built
-def test_the_student_intro_offers_no_pdf_with_solutions():
-    """The PDF edition holds the solutions and is made from the full book only: no link to it here
-    (the full intro's paragraph is ``lecturer-only``), so no dead link either."""
+def test_the_student_intro_links_only_its_own_pdf():
+    """Issue 37: the intro's PDF box is in the student edition too and links the PDF beside it, the
+    student edition's (``make student-pdf``, no solutions); without that PDF the box is hidden, and
+    a reader sees no build note."""
     html = (HTML / "book" / "intro.html").read_text(encoding="utf-8")
-    assert "online-learning.pdf" not in html and "PDF edition" not in html
-    assert "online-learning.pdf" in (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    visible = re.sub(r"<!--.*?-->", "", html, flags=re.DOTALL)
+    assert "make pdf" not in visible and "not made for this build" not in visible
+    if (HTML / "online-learning.pdf").exists():
+        assert 'href="../online-learning.pdf"' in visible
+    else:
+        assert "online-learning.pdf" not in visible and "<!--pdf-edition <div" in html
 
 
 @built
