@@ -3,18 +3,22 @@
 #   make book   build the book into _build/html
 #   make test   run every test: the onlinelib unit tests and every chapter under nbval
 #   make student  build the student edition (no solutions) into _build/student/_build/html
+#   make student-repo  write the student repository (no solutions; git) into STUDENT_REPO (../<this folder>-student)
 #   make handouts  write every assignment's hand-out (no solutions) into _build/handouts
+#   make slides  build every chapter's reveal.js deck into _build/slides (figures from `make book`)
 #   make pdf    print the built book into _build/html/online-learning.pdf (needs Chromium)
 #   make student-pdf  print the student edition into _build/student/_build/html/online-learning.pdf
 #               (either one without the API reference: make pdf LEAVE_OUT=book/api)
 #   make checks build both editions and the PDF, then run the checks that need them
+#   make release VERSION=X.Y.Z  at the tag vX.Y.Z: the changelog's section, the student PDF, the
+#               hand-outs and slides zips and SHA256SUMS into _build/release (DRY_RUN=1: rehearse anywhere)
 #   make requirements  recompile requirements.txt and binder/requirements.txt (pip-tools, own venv)
 # PYTHON is the interpreter that makes the venvs (3.11 or newer): `make book PYTHON=python3.11`.
 VENV ?= .venv
 PYTHON ?= python3
 PIP_VERSION = 26.3
 
-.PHONY: book test student handouts pdf student-pdf checks clean requirements FORCE
+.PHONY: book test student student-repo handouts slides pdf student-pdf checks clean requirements FORCE
 
 # bash with pipefail: a command piped through a filter (`make book`) still fails when it fails.
 SHELL := /bin/bash
@@ -45,7 +49,10 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
 	@echo "installing $$(grep -c '^[^#[:space:]]' requirements.txt) packages into $(VENV) (about 2 minutes the first time)"
-	@$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	@# one line per package pip collects, numbered, so a first install shows its progress
+	@$(VENV)/bin/pip install --disable-pip-version-check --progress-bar off -r requirements.txt | \
+		awk -v total=$$(grep -c '^[^#[:space:]]' requirements.txt) \
+		'/^Collecting /{ printf "  [%d/%d] %s\n", ++n, total, $$2; fflush() }'
 	@touch $@
 
 FORCE:
@@ -71,14 +78,25 @@ book: $(VENV)/.installed
 	@touch _build/.library-stamp
 
 # Two workers (pytest-xdist), each test file, so each chapter's cells, kept on one of them.
+# console_output_style=count ends each line of dots with "[done/total]": the progress of a long run.
 test: $(VENV)/.installed
-	$(VENV)/bin/pytest -n 2 --dist loadfile
+	$(VENV)/bin/pytest -n 2 --dist loadfile -o console_output_style=count
 
 student: $(VENV)/.installed
 	$(VENV)/bin/python -m booktools student-edition
 
+# The student repository (what students clone and Binder runs): make student-repo STUDENT_REPO=../course-student
+STUDENT_REPO ?= ../$(notdir $(CURDIR))-student
+student-repo: $(VENV)/.installed
+	$(VENV)/bin/python -m booktools student-edition --no-build --repo $(STUDENT_REPO)
+
 handouts: $(VENV)/.installed
 	$(VENV)/bin/python -m booktools handout --all --zip
+
+# One deck per chapter, from the chapter's own statements and the figures of the last `make book`
+# (without them: python -m booktools slides --no-figures). --check opens every deck in Chromium.
+slides: $(VENV)/.installed
+	$(VENV)/bin/python -m booktools slides
 
 # LEAVE_OUT: pages the PDF leaves out, as _toc.yml names them (e.g. book/api, the API reference).
 LEAVE_OUT ?=
@@ -88,6 +106,17 @@ pdf: book
 
 student-pdf: student
 	$(VENV)/bin/python -m booktools pdf --student $(PDF_OPTIONS)
+
+# The book first (the student edition reuses its outputs); then booktools release builds the hand-outs,
+# the slides, the student edition and its PDF, and collects them (booktools/release.py).
+.PHONY: release
+ifneq ($(filter release,$(MAKECMDGOALS)),)
+ifndef VERSION
+$(error make release needs the version: make release VERSION=X.Y.Z (DRY_RUN=1 rehearses on any commit))
+endif
+endif
+release: book
+	$(VENV)/bin/python -m booktools release --version $(VERSION) $(if $(DRY_RUN),--dry-run)
 
 # The tests of the built site that `make test` skips until the builds exist (CI runs them too).
 checks: book student pdf

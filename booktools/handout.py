@@ -8,11 +8,16 @@ Usage::
 A hand-out is one folder holding exactly ``NAME.ipynb``, ``NAME.md`` and ``NAME_public.json``:
 
 * ``NAME.md`` is ``book/assignments/NAME.md`` as the student edition has it: every solution and
-  every lecturer-only cell or block removed by ``booktools.student_edition.strip_solutions``;
+  every lecturer-only cell or block removed by ``booktools.student_edition.strip_solutions``, the
+  student-id cells put first;
 * ``NAME.ipynb`` is that stripped notebook written by jupytext: no outputs, the source's
   kernelspec, and cell ids numbered in order, so the same sources give the same files;
 * ``NAME_public.json`` is copied as it is. The public checks read it from the folder the
   notebook runs in, so it sits next to the notebook.
+
+Both notebooks open with the student-id cells (issue 37, :data:`STUDENT_ID_CELLS`): a Markdown
+cell asking for the id and the code cell ``STUDENT_ID = ""``, which the grader reads without
+running the notebook (``booktools.grading.collect.notebook_student``).
 
 The default folder is ``_build/handouts/NAME/``; ``--zip`` also writes ``NAME.zip`` next to it,
 whose entries are ``NAME/<file>``. ``--all`` writes ``OUT/NAME/`` (and ``OUT/NAME.zip``) for every
@@ -40,6 +45,38 @@ ASSIGNMENTS = ROOT / "book" / "assignments"
 DEFAULT_OUT = ROOT / "_build" / "handouts"
 # Fixed zip timestamps: the same sources give the same bytes.
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+#: The hand-out's first cells (issue 37), MyST text: where the student writes the id of the course roster.
+STUDENT_ID_CELLS = """**Your student id.** Write your student id between the quotes in the next cell, exactly as the course
+roster has it, and keep the line as it is otherwise. The grader reads it from this cell without running your
+notebook; without it, your work is filed under the name of your file or folder.
+
+```{code-cell} ipython3
+STUDENT_ID = ""  # your student id, as in the course roster
+```
+
+"""
+
+
+def with_student_id_cells(text: str) -> str:
+    """The MyST notebook ``text`` with :data:`STUDENT_ID_CELLS` as its first cells (after the front matter).
+
+    Parameters
+    ----------
+    text : str
+        A MyST notebook: a ``---`` front matter (the jupytext header), then its cells.
+
+    Returns
+    -------
+    str
+        The same text with the student-id cells inserted right after the front matter.
+    """
+    end = text.find("\n---", 3) if text.startswith("---") else -1
+    if end < 0:
+        return STUDENT_ID_CELLS + text
+    cut = text.find("\n", end + 4)
+    cut = len(text) if cut < 0 else cut + 1
+    return text[:cut] + "\n" + STUDENT_ID_CELLS + text[cut:].lstrip("\n")
 
 
 def known_assignments(assignments: Path = ASSIGNMENTS) -> list[str]:
@@ -102,6 +139,7 @@ def handout_files(name: str, assignments: Path = ASSIGNMENTS) -> dict[str, bytes
         text, _ = strip_solutions(source.read_text(encoding="utf-8"))
     except SolutionSyntaxError as err:
         raise SystemExit(f"{source}: {err}") from None
+    text = with_student_id_cells(text)
     nb = jupytext.reads(text, fmt="md:myst")
     for index, cell in enumerate(nb.cells):
         cell.id = f"cell-{index}"  # jupytext draws random ids

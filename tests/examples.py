@@ -147,3 +147,29 @@ def run_in_graded_library(name, forbidden, folder, code, shortcuts, *, imports="
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert f"shortcuts blocked: {len(shortcuts)}" in done.stdout, done.stdout
     return done.stdout
+
+
+def assignment_names(kinds=None, *, one_part=False) -> list[str]:
+    """The book's assignments, discovered from ``book/assignments/lecturer/*_hidden.py`` (issue 37).
+
+    Tests take their assignments from here rather than from a list of names, so an assignment added
+    with ``python -m booktools new-assignment`` is tested with no test edited (and fails them until
+    its hidden file is written). ``kinds``: only assignments all of whose parts are of these kinds
+    (``"learner"``, ``"function"``, ``"certificate"``); ``one_part``: only those with ``FUNCTION``
+    and ``KIND`` rather than ``PARTS``. Sorted by name.
+    """
+    from pathlib import Path
+
+    from booktools.grading.hidden import hidden_parts, load_hidden
+
+    lecturer = Path(__file__).resolve().parents[1] / "book" / "assignments" / "lecturer"
+    names = []
+    for path in sorted(lecturer.glob("*_hidden.py")):
+        hidden = load_hidden(path)
+        parts = hidden_parts(hidden)
+        if one_part and hasattr(hidden, "PARTS"):
+            continue
+        if kinds is not None and not set(parts.values()) <= set(kinds):
+            continue
+        names.append(path.name[: -len("_hidden.py")])
+    return names

@@ -202,8 +202,20 @@ def test_a_filled_rubric_is_merged_and_a_regrade_keeps_it(graded):
     assert (book["dee"]["why [3]"], book["dee"]["total"]) == ("0", "2")
     assert book["ada"]["status"] == "ok"
     feedback = (top / "scores_feedback" / "final_v2.md").read_text(encoding="utf-8")
-    assert "the potential is missing" in feedback and "bounds its growth" in feedback
-    assert "no answer" in (top / "scores_feedback" / "cy.md").read_text(encoding="utf-8").lower()
+    # issue 37: the header has the total, and each comment sits under the rubric item it is about
+    assert "**Score:** 0.5/4 automatic + 1/3 written = **1.5/7**" in feedback, feedback
+    assert "- bounds its growth: 1/2\n  > the growth is right; the potential is missing\n" in feedback, feedback
+    assert "Comments:" not in feedback, "no comment detached from its item"
+    ada = (top / "scores_feedback" / "ada.md").read_text(encoding="utf-8")
+    assert "**Score:** 4/4 automatic + 2.5/3 written = **6.5/7**" in ada, ada
+    cy = (top / "scores_feedback" / "cy.md").read_text(encoding="utf-8")
+    assert "**Written answer Why the bound holds:** no answer cell for this question: 0/3" in cy, cy
+    assert "**Score:** 2/4 automatic + 0/3 written = **2/7**" in cy, cy
+    dee = (top / "scores_feedback" / "dee.md").read_text(encoding="utf-8")
+    assert "**Written answer Why the bound holds:** not answered: 0/3" in dee, "the placeholder left as it was"
+    # the console says what was merged, and no longer tells the lecturer to merge
+    assert f"merged the written marks of 4 student(s) from {marks}: 2 answer(s) marked" in second.stderr
+    assert "grade again with --merge-manual" not in second.stderr, second.stderr[-2000:]
 
     # ben hands in again with a changed answer: his marks are not applied to the new text
     path = folder / "final_v2.md"
@@ -212,6 +224,8 @@ def test_a_filled_rubric_is_merged_and_a_regrade_keeps_it(graded):
     assert third.returncode == 0, third.stderr[-3000:]
     book = read(top / "scores_gradebook.csv")
     assert book["ben"]["status"] == "changed" and book["ben"]["why [3]"] == ""
+    feedback = (top / "scores_feedback" / "final_v2.md").read_text(encoding="utf-8")
+    assert "written answers not all marked yet (0/3 so far): no total yet" in feedback, feedback
     assert book["ada"]["total"] == "6.5", "the other students' marks stay"
 
 

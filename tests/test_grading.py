@@ -33,13 +33,14 @@ from booktools.grading.gradebook import answers_path
 from booktools.grading.hidden import hidden_parts, load_hidden
 from booktools.grading.judge import JUDGE_GRACE
 from booktools.grading.questions import questions_from_hidden
-from examples import python_calls
+from examples import assignment_names, python_calls
 from onlinelib import grading
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
 LECTURER = ASSIGNMENTS / "lecturer"
-NAMES = ["halving", "winnow1", "rwma", "kernel_perceptron", "drift_chain", "normalized_step"]
+# the one-part code assignments (a learner or a function), discovered: a new one is tested too (issue 37)
+NAMES = assignment_names(("learner", "function"), one_part=True)
 SUBMISSIONS = ROOT / "tests" / "submissions" / "halving"
 
 
@@ -348,7 +349,7 @@ def test_public_checks_give_the_reference_full_marks(name, capsys, monkeypatch):
     assert "All checks passed." in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", assignment_names())
 def test_student_notebooks_never_mention_the_hidden_tests(name):
     text = (ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8")
     assert "lecturer" not in text and "_hidden" not in text
@@ -421,7 +422,14 @@ def test_grade_writes_one_row_per_submission(graded):
     "submission, score, status, feedback",
     [
         ("correct.ipynb", "5", "graded", r"^5/5: all checks passed$"),
-        ("stub.md", "0", "graded", r"^0/5: FAIL .*: not implemented yet \(building the learner\)"),
+        # the hand-out as given (issue 37): its zero says so
+        (
+            "stub.md",
+            "0",
+            "not attempted",
+            r"^not attempted: the notebook is the assignment as handed out \(no code or answer cell changed\); "
+            r"0/5: FAIL .*: not implemented yet \(building the learner\)",
+        ),
         (
             "infinite_loop.md",
             "0",
@@ -593,16 +601,23 @@ def winnow1_graded(tmp_path_factory):
     assert result.returncode == 0, result.stderr[-3000:]
     with open(out, newline="", encoding="utf-8") as f:
         rows = {row["submission"]: row for row in csv.DictReader(f)}
-    return rows, json.loads(answers_path(out).read_text(encoding="utf-8"))
+    return rows, json.loads(answers_path(out).read_text(encoding="utf-8")), out
 
 
 def test_the_grader_grades_winnow1s_code_and_collects_its_proof(winnow1_graded):
-    rows, answers = winnow1_graded
+    rows, answers, out = winnow1_graded
     correct, wrong, untouched = rows["correct.md"], rows["ties_up.md"], rows["untouched.md"]
     assert (correct["status"], correct["score"], correct["max_score"]) == ("graded", "14", "14"), correct
     assert (wrong["status"], wrong["score"]) == ("graded", "8"), wrong
     assert "scores equal to theta" in wrong["feedback"] and "no score equal to theta" not in wrong["feedback"]
-    assert (untouched["status"], untouched["score"]) == ("graded", "0"), untouched
+    assert (untouched["status"], untouched["score"]) == ("not attempted", "0"), untouched  # issue 37
+    # ... in the feedback file and the gradebook too, whose status says so rather than "to mark"
+    assert "**Status:** not attempted" in (out.with_name("scores_feedback") / "untouched.md").read_text(
+        encoding="utf-8"
+    )
+    with out.with_name("scores_gradebook.csv").open(newline="", encoding="utf-8") as handle:
+        book = {row["student"]: row for row in csv.DictReader(handle)}
+    assert (book["untouched"]["automatic"], book["untouched"]["status"]) == ("0", "not attempted"), book
     assert answers["correct.md"] == answers["ties_up.md"] == {"winnow1_lemmas": WINNOW1_PROOF}
     assert not answers.get("untouched.md"), answers  # the placeholder is no answer
 

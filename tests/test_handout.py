@@ -22,7 +22,7 @@ from nbclient import NotebookClient
 
 from booktools import handout
 from booktools.student_edition import strip_solutions
-from examples import MYST_HEADER
+from examples import MYST_HEADER, assignment_names
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"
@@ -84,8 +84,9 @@ def _reference_lines(name: str) -> set[str]:
     return found
 
 
-def test_there_are_sixteen_assignments_and_the_tool_knows_them():
-    assert len(NAMES) == 16
+def test_every_assignment_has_a_notebook_and_the_tool_knows_them():
+    """Discovered, not counted (issue 37): one notebook per hidden file, and the tool's list is theirs."""
+    assert NAMES == assignment_names() and len(NAMES) >= 16
     assert handout.known_assignments() == NAMES
 
 
@@ -99,7 +100,8 @@ def test_each_handout_is_the_student_notebook_and_its_public_checks(handouts, na
     files = {f"{name}.ipynb", f"{name}.md", f"{name}_public.json"}
     assert {p.name for p in folder.iterdir()} == files
     source = (ASSIGNMENTS / f"{name}.md").read_text(encoding="utf-8")
-    assert (folder / f"{name}.md").read_text(encoding="utf-8") == strip_solutions(source)[0]
+    expected = handout.with_student_id_cells(strip_solutions(source)[0])
+    assert (folder / f"{name}.md").read_text(encoding="utf-8") == expected
     assert (folder / f"{name}_public.json").read_bytes() == (ASSIGNMENTS / f"{name}_public.json").read_bytes()
     nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
     nbformat.validate(nb)
@@ -254,7 +256,7 @@ def test_solutions_and_lecturer_only_material_are_stripped(planted, tmp_path):
         text = texts[str(tmp_path / "planted" / name)]
         assert "def planted(x)" in text and "ex-planted" in text and "public checks here" in text, name
     nb = nbformat.read(tmp_path / "planted" / "planted.ipynb", as_version=4)
-    assert [cell.cell_type for cell in nb.cells] == ["markdown", "code", "markdown", "code"]
+    assert [cell.cell_type for cell in nb.cells] == ["markdown", "code", "markdown", "code", "markdown", "code"]
 
 
 def test_the_same_sources_give_the_same_files(planted, tmp_path):
@@ -318,3 +320,43 @@ def test_the_default_folder_is_build_handouts_name(monkeypatch, tmp_path, capsys
         "halving_public.json",
     ]
     assert "hand-out of halving:" in capsys.readouterr().out
+
+
+# -- issue 37: the hand-out's first cells ask for the student id, which the grader reads ----------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_handout_opens_with_the_student_id_cells(handouts, name):
+    nb = nbformat.read(handouts / name / f"{name}.ipynb", as_version=4)
+    first, second = nb.cells[:2]
+    assert first.cell_type == "markdown" and "student id" in first.source.lower()
+    assert second.cell_type == "code"
+    assert second.source == 'STUDENT_ID = ""  # your student id, as in the course roster'
+    md = (handouts / name / f"{name}.md").read_text(encoding="utf-8")
+    assert md.index('STUDENT_ID = ""') < md.index("```{code-cell}", md.index("```{code-cell}") + 1)
+
+
+def test_the_grader_reads_the_id_a_student_writes_into_the_handout(handouts, tmp_path):
+    from booktools.grading.collect import notebook_student
+
+    for suffix in (".ipynb", ".md"):
+        given = handouts / "halving" / f"halving{suffix}"
+        assert notebook_student(given) is None, "the hand-out as given declares no one"
+        text = given.read_text(encoding="utf-8")
+        if suffix == ".ipynb":
+            nb = nbformat.reads(text, as_version=4)
+            nb.cells[1].source = nb.cells[1].source.replace('""', '"s1234567"', 1)
+            text = nbformat.writes(nb)
+        else:
+            text = text.replace('STUDENT_ID = ""', 'STUDENT_ID = "s1234567"', 1)
+        filled = tmp_path / f"filled{suffix}"
+        filled.write_text(text, encoding="utf-8")
+        assert notebook_student(filled) == "s1234567", suffix
+
+
+def test_the_student_id_cells_go_after_the_front_matter_only():
+    text = MYST_HEADER + "\n# Title\n"
+    out = handout.with_student_id_cells(text)
+    assert out.startswith(MYST_HEADER) and out.endswith("# Title\n")
+    assert out.count("STUDENT_ID = ") == 1
+    assert handout.with_student_id_cells("# no header\n").startswith(handout.STUDENT_ID_CELLS)

@@ -950,9 +950,9 @@ def test_feedback_text_for_each_status(tmp_path):
     assert feedback_text(marks["zed"], QUESTIONS) == (
         "**Written answer Prove the promotion lemma:** 2.5/3.5\n\n"
         "- states the potential and its initial value: 1/1\n"
+        "  > clear\n"  # issue 37: the comment under the item it is about
         "- bounds the growth per promotion: 1.5/2\n"
         "- combines the two into the bound: 0/0.5\n\n"
-        "Comments:\n\n- clear\n\n"
         "**Written answer Halving's bound:** not marked yet\n\n"
         "- counts the version space: not marked yet\n"
     )
@@ -960,6 +960,9 @@ def test_feedback_text_for_each_status(tmp_path):
     assert "**Written answer Prove the promotion lemma:** not marked yet" in amy
     assert "- states the potential and its initial value: 1/1\n- bounds the growth per promotion: not marked yet" in amy
     assert "**Written answer Halving's bound:** no answer cell for this question: 0/0.5" in amy
+    # issue 37: an answer cell left as handed out is "not answered"; "no answer cell" only when there is none
+    unanswered = feedback_text(marks["amy"], QUESTIONS, unanswered=("halving",))
+    assert "**Written answer Halving's bound:** not answered: 0/0.5" in unanswered
     changed, _ = merge_rubric(path, QUESTIONS, {**ANSWERS, "zed": {"promotion": "new"}}, CODES)
     assert feedback_text(changed["zed"], QUESTIONS).startswith(
         "**Written answer Prove the promotion lemma:** your answer changed after it was marked: to be marked again"

@@ -33,7 +33,8 @@ def test_the_distribution_is_not_the_name_taken_on_pypi():
 
 
 def test_one_version_source():
-    """pyproject.toml reads the version from onlinelib.__version__; the installed metadata agrees."""
+    """setuptools-scm gives the version (pyproject.toml, from the git tag); onlinelib.__version__ is the
+    installed metadata's."""
     assert PROJECT["dynamic"] == ["version"] and "version" not in PROJECT
     assert importlib.metadata.version(DISTRIBUTION) == onlinelib.__version__
 

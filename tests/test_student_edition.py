@@ -493,6 +493,22 @@ def test_no_solution_text_in_any_file_of_the_student_build():
 
 
 @built
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+def test_no_solution_text_in_the_student_pdf(tmp_path):
+    """Issue 37: the student PDF (``make student-pdf``) is published beside the site; its text is
+    scanned as the site's files are. Skipped until it is printed."""
+    pdf = HTML / "online-learning.pdf"
+    if not pdf.exists():
+        pytest.skip(f"the student PDF has not been printed ({pdf}): run `python -m booktools pdf --student`")
+    text = tmp_path / "student-pdf.txt"
+    subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), str(text)], check=True, timeout=300)
+    assert "Student edition" in text.read_text(encoding="utf-8")[:3000]
+    table, _ = fragment_table()
+    leaks = find_leaks([text], table)
+    assert not leaks, "\n".join(leaks[:50])
+
+
+@built
 def test_no_solution_only_word_is_a_search_term():
     from sphinx.search.en import SearchEnglish
 

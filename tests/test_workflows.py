@@ -1,8 +1,12 @@
-"""Publishing (issue 25, item 8): the GitHub Actions workflow that builds the book and deploys it.
+"""Publishing (issue 25, item 8; issue 37): the GitHub Actions workflow that builds the book, deploys
+the student edition and makes releases.
 
 ``.github/workflows/book.yml`` builds the book on every push and pull request, as the README's
-``make book`` does but strictly, and deploys the site to GitHub Pages on a push to the default
-branch only. Two kinds of check:
+``make book`` does but strictly, then the student edition from it, which must pass the student leak
+test before it is uploaded; only that student site is deployed to GitHub Pages, on a push to the
+default branch only (the full edition is a short-lived workflow artifact). A pushed tag vX.Y.Z also
+runs ``python -m booktools release`` and a release job, the only one allowed to write, attaches its
+files to a GitHub release. Two kinds of check:
 
 * The linters, on every workflow file: ``actionlint`` (syntax, expressions, action inputs, and
   ShellCheck on ``run:`` scripts when ShellCheck is on PATH) and ``zizmor`` in its offline mode
@@ -13,8 +17,9 @@ branch only. Two kinds of check:
   with known faults and requires it to report them, so a linter that checks nothing (a wrong
   flag, an empty file list) cannot pass.
 * The structure of book.yml, read with PyYAML: the triggers, the build (requirements.txt, the
-  strict ``jupyter-book build``, the Pages artifact), when and with which permissions it deploys,
-  and the pins. Each check is also run on broken copies of the workflow, which it must reject.
+  strict ``jupyter-book build``, the student edition, its leak test, the Pages artifact), when and
+  with which permissions it deploys and releases, and the pins. Each check is also run on broken
+  copies of the workflow, which it must reject.
 """
 
 import copy
@@ -33,6 +38,14 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 BOOK_WORKFLOW = WORKFLOWS / "book.yml"
 
 STRICT_BUILD = re.compile(r"\bjupyter-book build \.(\s|$)")
+STUDENT_BUILD = re.compile(r"\bpython -m booktools student-edition\b")
+STUDENT_PDF = re.compile(r"\bpython -m booktools pdf --student\b")
+LEAK_TEST = re.compile(r"\bpytest tests/test_student_edition\.py\b")
+RELEASE = re.compile(r"\bpython -m booktools release --version\b")
+GH_RELEASE = re.compile(r"\bgh release create\b")
+STUDENT_SITE = "_build/student/_build/html"
+FULL_SITE = "_build/html"
+TAG_CONDITION = "startsWith(github.ref, 'refs/tags/v')"
 INSTALL = re.compile(r"\bpip install\b.*\s-r\s+requirements\.txt\b")
 PINNED_USES = re.compile(r"^\s*(?:-\s+)?uses:\s*[\w.-]+/[\w./-]+@[0-9a-f]{40}\s+#\s*v\d+(\.\d+)*\s*$")
 DEFAULT_BRANCH_REFS = (
@@ -168,6 +181,16 @@ def _jobs_using(workflow: dict, action: str) -> list[str]:
     ]
 
 
+def _runs(step: dict, pattern: re.Pattern) -> bool:
+    return bool(pattern.search(str(step.get("run", ""))))
+
+
+def _jobs_running(workflow: dict, pattern: re.Pattern) -> list[str]:
+    return [
+        name for name, job in (workflow.get("jobs") or {}).items() if any(_runs(step, pattern) for step in _steps(job))
+    ]
+
+
 def _normalized(expression) -> str:
     text = " ".join(str(expression or "").split())
     if text.startswith("${{") and text.endswith("}}"):
@@ -201,19 +224,25 @@ def _permission_problems(workflow: dict) -> list[str]:
     if workflow.get("permissions") != {"contents": "read"}:
         problems.append(f"top-level permissions must be contents: read, got {workflow.get('permissions')!r}")
     deployers = set(_jobs_using(workflow, "actions/deploy-pages"))
+    releasers = set(_jobs_running(workflow, GH_RELEASE))
     for name, job in (workflow.get("jobs") or {}).items():
         permissions = job.get("permissions")
         if name in deployers:
             if permissions != {"pages": "write", "id-token": "write"}:
                 problems.append(f"job {name} must have exactly pages: write and id-token: write, got {permissions!r}")
+        elif name in releasers:
+            if permissions != {"contents": "write"}:
+                problems.append(f"job {name} creates the release: exactly contents: write, got {permissions!r}")
         elif permissions is not None and (not isinstance(permissions, dict) or "write" in permissions.values()):
-            problems.append(f"job {name} does not deploy but asks for {permissions!r}")
+            problems.append(f"job {name} neither deploys nor releases but asks for {permissions!r}")
     return problems
 
 
 def _build_problems(workflow: dict) -> list[str]:
-    """The job that uploads the Pages artifact installs requirements.txt, then builds strictly,
-    then uploads _build/html; it runs on every event (no `if`)."""
+    """The job that uploads the Pages artifact installs requirements.txt, builds strictly, builds the
+    student edition and prints its PDF, runs the student leak test, then uploads the STUDENT site; the
+    full site goes only into a short-lived workflow artifact. It runs on every event (no `if`) and
+    uses no cache (the workflow builds releases)."""
     uploaders = _jobs_using(workflow, "actions/upload-pages-artifact")
     if len(uploaders) != 1:
         return [f"expected one job that uploads the Pages artifact, found {uploaders}"]
@@ -223,37 +252,94 @@ def _build_problems(workflow: dict) -> list[str]:
     problems = []
     if "if" in job:
         problems.append(f"the build job {name} must run on every push and pull request, but has if: {job['if']!r}")
-    checkout = _index(steps, lambda step: _uses(step, "actions/checkout"))
-    python = _index(steps, lambda step: _uses(step, "actions/setup-python"))
-    install = _index(steps, lambda step: bool(INSTALL.search(str(step.get("run", "")))))
-    build = _index(steps, lambda step: bool(STRICT_BUILD.search(str(step.get("run", "")))))
-    upload = _index(steps, lambda step: _uses(step, "actions/upload-pages-artifact"))
-    for what, index in (
-        ("checks out the repository", checkout),
-        ("sets up Python", python),
-        ("runs pip install -r requirements.txt", install),
-        ("runs jupyter-book build .", build),
-    ):
-        if index is None:
-            problems.append(f"no step of {name} {what}")
+    order = [
+        ("checks out the repository", _index(steps, lambda step: _uses(step, "actions/checkout"))),
+        ("sets up Python", _index(steps, lambda step: _uses(step, "actions/setup-python"))),
+        ("runs pip install -r requirements.txt", _index(steps, lambda step: _runs(step, INSTALL))),
+        ("runs jupyter-book build .", _index(steps, lambda step: _runs(step, STRICT_BUILD))),
+        ("builds the student edition", _index(steps, lambda step: _runs(step, STUDENT_BUILD))),
+        ("prints the student PDF", _index(steps, lambda step: _runs(step, STUDENT_PDF))),
+        ("runs the student leak test", _index(steps, lambda step: _runs(step, LEAK_TEST))),
+        ("uploads the Pages artifact", _index(steps, lambda step: _uses(step, "actions/upload-pages-artifact"))),
+    ]
+    problems += [f"no step of {name} {what}" for what, index in order if index is None]
     if problems:
         return problems
-    if not checkout < python < install < build < upload:
-        problems.append(f"{name}: expected checkout, setup-python, install, build, upload in this order")
+    indices = [index for _, index in order]
+    if indices != sorted(indices):
+        problems.append(f"{name}: expected these steps in this order: {', '.join(what for what, _ in order)}")
+    build, leak, upload = indices[3], indices[6], indices[7]
     command = STRICT_BUILD.split(steps[build]["run"])[-1]
     for flag in ("-W", "-n", "--keep-going"):
         if flag not in command.split():
             problems.append(f"the book is not built with {flag}: {steps[build]['run']!r}")
-    python_with = steps[python].get("with") or {}
-    if python_with.get("cache") != "pip":
-        problems.append("setup-python does not cache pip")
+    if "if" in steps[leak] or "continue-on-error" in steps[leak]:
+        problems.append(f"the leak test must always run and stop the build when it fails: {steps[leak]!r}")
+    python_with = steps[indices[1]].get("with") or {}
+    if "cache" in python_with:
+        problems.append("setup-python caches: a release (a tag) must be built from nothing a cache could poison")
     if not re.fullmatch(
         r"\$\{\{\s*steps\.[\w-]+\.outputs\.python-version\s*\}\}", str(python_with.get("python-version"))
     ):
         problems.append(f"the Python version does not come from a step: {python_with.get('python-version')!r}")
     path = str((steps[upload].get("with") or {}).get("path", "")).rstrip("/")
-    if path != "_build/html":
-        problems.append(f"the Pages artifact is {path!r}, not _build/html")
+    if path != STUDENT_SITE:
+        problems.append(f"the Pages artifact is {path!r}, not the student edition's {STUDENT_SITE}")
+    return problems + _full_edition_problems(workflow)
+
+
+def _full_edition_problems(workflow: dict) -> list[str]:
+    """The full edition (every solution) leaves the build only as a workflow artifact kept a few days."""
+    kept = [
+        step
+        for job in (workflow.get("jobs") or {}).values()
+        for step in _steps(job)
+        if _uses(step, "actions/upload-artifact")
+        and str((step.get("with") or {}).get("path", "")).rstrip("/") == FULL_SITE
+    ]
+    if len(kept) != 1:
+        return [f"expected one upload-artifact of the full edition ({FULL_SITE}), found {len(kept)}"]
+    days = (kept[0].get("with") or {}).get("retention-days")
+    if not isinstance(days, int) or not 1 <= days <= 7:
+        return [f"the full edition's artifact must be kept 1 to 7 days, has retention-days {days!r}"]
+    return []
+
+
+def _release_problems(workflow: dict) -> list[str]:
+    """A pushed tag v* runs the release command in the build job, after the leak test; one job, only
+    on such a push, needing the tests and the build, attaches the files with gh release create."""
+    problems = []
+    on = workflow.get("on")
+    push = on.get("push") if isinstance(on, dict) else None
+    tags = push.get("tags") if isinstance(push, dict) else None
+    if not tags or "v*" not in tags:
+        problems.append(f"a pushed tag v* does not run the workflow: push is {push!r}")
+    builders = _jobs_using(workflow, "actions/upload-pages-artifact")
+    makers = _jobs_running(workflow, RELEASE)
+    if makers != builders:
+        problems.append(f"the build job {builders} must run python -m booktools release, found it in {makers}")
+    else:
+        steps = _steps(workflow["jobs"][makers[0]])
+        make = _index(steps, lambda step: _runs(step, RELEASE))
+        leak = _index(steps, lambda step: _runs(step, LEAK_TEST))
+        if _normalized(steps[make].get("if")) != TAG_CONDITION:
+            problems.append(f"the release command must run on a tag v* only, has if: {steps[make].get('if')!r}")
+        if leak is None or leak > make:
+            problems.append("the release's files are made before the student leak test has passed")
+    releasers = _jobs_running(workflow, GH_RELEASE)
+    if len(releasers) != 1:
+        return problems + [f"expected one job that runs gh release create, found {releasers}"]
+    name = releasers[0]
+    job = workflow["jobs"][name]
+    parts = [part.strip() for part in _normalized(job.get("if")).split("&&")]
+    if "||" in _normalized(job.get("if")) or not {"github.event_name == 'push'", TAG_CONDITION} <= set(parts):
+        problems.append(f"{name} must run only on a pushed tag v*, but has if: {job.get('if')!r}")
+    needs = job.get("needs")
+    needs = {needs} if isinstance(needs, str) else set(needs or [])
+    if not set(builders) | set(_jobs_running(workflow, MAKE_TEST)) <= needs:
+        problems.append(f"{name} must need the build and the tests: needs {sorted(needs)}")
+    if any(_uses(step, "actions/checkout") for step in _steps(job)):
+        problems.append(f"{name} may write to the repository, so it runs none of its code: no checkout")
     return problems
 
 
@@ -345,11 +431,12 @@ def _structure_problems(workflow: dict) -> list[str]:
         + _build_problems(workflow)
         + _test_problems(workflow)
         + _deploy_problems(workflow)
+        + _release_problems(workflow)
         + _checkout_problems(workflow)
     )
 
 
-def test_the_book_workflow_builds_strictly_and_deploys_only_from_the_default_branch():
+def test_the_book_workflow_builds_strictly_and_deploys_only_the_student_edition_from_the_default_branch():
     text = BOOK_WORKFLOW.read_text(encoding="utf-8")
     assert _structure_problems(_load(text)) + _pin_problems(text) == []
 
@@ -436,6 +523,77 @@ def _persisted_credentials(w):
     del next(step for step in _steps(job) if _uses(step, "actions/checkout"))["with"]
 
 
+def _build_steps(w) -> list[dict]:
+    return _job_with(w, "actions/upload-pages-artifact")["steps"]
+
+
+def _pages_get_the_full_edition(w):
+    next(step for step in _build_steps(w) if _uses(step, "actions/upload-pages-artifact"))["with"]["path"] = FULL_SITE
+
+
+def _no_leak_test(w):
+    steps = _build_steps(w)
+    steps.remove(next(step for step in steps if _runs(step, LEAK_TEST)))
+
+
+def _leak_test_after_the_upload(w):
+    steps = _build_steps(w)
+    leak = steps.pop(_index(steps, lambda step: _runs(step, LEAK_TEST)))
+    steps.insert(_index(steps, lambda step: _uses(step, "actions/upload-pages-artifact")) + 1, leak)
+
+
+def _leak_test_may_fail(w):
+    next(step for step in _build_steps(w) if _runs(step, LEAK_TEST))["continue-on-error"] = True
+
+
+def _no_student_pdf(w):
+    steps = _build_steps(w)
+    steps.remove(next(step for step in steps if _runs(step, STUDENT_PDF)))
+
+
+def _full_edition_kept_for_long(w):
+    step = next(step for step in _build_steps(w) if (step.get("with") or {}).get("path") == FULL_SITE)
+    del step["with"]["retention-days"]
+
+
+def _full_edition_not_kept(w):
+    steps = _build_steps(w)
+    steps.remove(next(step for step in steps if (step.get("with") or {}).get("path") == FULL_SITE))
+
+
+def _pip_cache(w):
+    next(step for step in _build_steps(w) if _uses(step, "actions/setup-python"))["with"]["cache"] = "pip"
+
+
+def _no_tag_trigger(w):
+    del w["on"]["push"]["tags"]
+
+
+def _no_release_job(w):
+    del w["jobs"][_jobs_running(w, GH_RELEASE)[0]]
+
+
+def _release_on_any_push(w):
+    w["jobs"][_jobs_running(w, GH_RELEASE)[0]]["if"] = "github.event_name == 'push'"
+
+
+def _release_without_the_tests(w):
+    w["jobs"][_jobs_running(w, GH_RELEASE)[0]]["needs"] = ["build"]
+
+
+def _release_may_deploy_too(w):
+    w["jobs"][_jobs_running(w, GH_RELEASE)[0]]["permissions"] = {"contents": "write", "pages": "write"}
+
+
+def _release_checks_out_the_code(w):
+    job = w["jobs"][_jobs_running(w, GH_RELEASE)[0]]
+    job["steps"].insert(0, copy.deepcopy(next(s for s in _build_steps(w) if _uses(s, "actions/checkout"))))
+
+
+def _release_files_on_every_push(w):
+    del next(step for step in _build_steps(w) if _runs(step, RELEASE))["if"]
+
+
 MUTATIONS = [
     _no_pull_request,
     _main_only_push,
@@ -454,6 +612,21 @@ MUTATIONS = [
     _no_pages_concurrency,
     _wrong_artifact,
     _persisted_credentials,
+    _pages_get_the_full_edition,
+    _no_leak_test,
+    _leak_test_after_the_upload,
+    _leak_test_may_fail,
+    _no_student_pdf,
+    _full_edition_kept_for_long,
+    _full_edition_not_kept,
+    _pip_cache,
+    _no_tag_trigger,
+    _no_release_job,
+    _release_on_any_push,
+    _release_without_the_tests,
+    _release_may_deploy_too,
+    _release_checks_out_the_code,
+    _release_files_on_every_push,
 ]
 
 

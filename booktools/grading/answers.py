@@ -367,3 +367,140 @@ def answer_digest(text: str) -> str:
     Part of issue 27 (written answers, graded by question).
     """
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+# -- the hand-out as it was given: "not attempted" and "not answered" (issue 37) --------------------------
+
+NOT_ATTEMPTED = "not attempted"
+# A cell that only names the student (``STUDENT_ID = "s123"``, comments): filled in or not, it is no attempt.
+_IDENTITY_LINE = re.compile(r"""\s*(?:#.*|[A-Za-z_]\w*\s*=\s*(?:"[^"\\\n]*"|'[^'\\\n]*'|None)\s*(?:#.*)?)?""")
+
+
+def _normal(text: str) -> str:
+    """A code cell's source with line ends, trailing spaces and blank lines made alike (what Jupyter changes)."""
+    lines = (line.rstrip() for line in _clean(text).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _words(text: str) -> str:
+    """An answer's text with all white space made alike, as the gradebook compares it with the placeholder."""
+    return " ".join(_clean(text).split())
+
+
+@dataclass(frozen=True)
+class HandOut:
+    """What an assignment's notebook holds as handed out: its code cells and its answer placeholders.
+
+    ``code`` holds the normalised sources of the template's code cells (with and without their MyST
+    option lines, which an ``.ipynb`` keeps in the metadata); ``placeholders`` holds, per question,
+    the normalised text of its answer cells joined, and of each of them.
+    """
+
+    code: frozenset
+    placeholders: tuple  # ((question, joined text, frozenset of cell texts), ...)
+
+    def placeholder(self, question: object) -> tuple[str | None, frozenset]:
+        """The question's placeholder (joined, cells); (None, empty) for a question without one."""
+        found = [(joined, cells) for q, joined, cells in self.placeholders if q == question]
+        return found[0] if found else (None, frozenset())
+
+
+def _without_options(source: str) -> str:
+    """A MyST code cell's source without its leading option lines (``:tags: [...]`` or a ``---`` block)."""
+    lines = source.split("\n")
+    if lines and lines[0].strip() == "---" and "---" in (line.strip() for line in lines[1:]):
+        return "\n".join(lines[[line.strip() for line in lines].index("---", 1) + 1 :])
+    while lines and re.match(r"\s*:[\w-]+:", lines[0]):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def handout_of(template: Path, questions: Sequence[Question] = ()) -> HandOut | None:
+    """The hand-out of an assignment, from its MyST notebook ``template`` (trusted: the lecturer's).
+
+    Part of issue 37. None when the template is missing or unreadable (then no submission is untouched).
+    """
+    try:
+        cells = _myst_cells(Path(template).read_text(encoding="utf-8"), 100_000)
+    except (OSError, ValueError, _Unreadable):
+        return None
+    sources = [c.source for c in cells if c.kind == "code" and c.source]
+    code = frozenset(_normal(text) for source in sources for text in (source, _without_options(source))) - {""}
+    parts = _answer_parts(cells, {q.id for q in check_questions(questions)}, [])
+    placeholders = tuple(
+        (q, _words("\n\n".join(texts)), frozenset(_words(text) for text in texts)) for q, texts in sorted(parts.items())
+    )
+    return HandOut(code, placeholders)
+
+
+def _notebook_cells(path: Path, max_bytes: int) -> list[_Cell] | None:
+    """The cells of a submission (untrusted), or None if it cannot be read."""
+    try:
+        text = _read_text(Path(path), max_bytes, [])
+        suffix = Path(path).suffix.lower()
+        if suffix == ".ipynb":
+            return _ipynb_cells(text, 5000)
+        return _myst_cells(text, 5000) if suffix == ".md" else None
+    except (_Unreadable, RecursionError, MemoryError, OSError, ValueError, TypeError):
+        return None
+
+
+def untouched_answers(answers: dict[str, str], handout: HandOut | None) -> list[str]:
+    """The questions whose answer is the hand-out's placeholder: "not answered" (the cell is there)."""
+    if handout is None:
+        return []
+    return sorted(q for q, text in answers.items() if _words(text) == handout.placeholder(q)[0])
+
+
+def is_untouched(path: Path, handout: HandOut | None, max_bytes: int = DEFAULT_MAX_BYTES) -> bool:
+    """True if the submission ``path`` (untrusted) is the hand-out as it was given: not attempted.
+
+    Part of issue 37. It is, when it has at least one code cell, every code cell is empty, one of the
+    hand-out's or only names the student (``NAME = "text"`` lines), and every answer cell is empty or
+    the hand-out's placeholder (other Markdown cells are not read: the grader reads no answer there).
+    Only a label: the grader relabels a row so only when it earned 0, which the file cannot change.
+    """
+    if handout is None:
+        return False
+    cells = _notebook_cells(path, max_bytes)
+    if not cells:
+        return False
+    seen_code = False
+    for cell in cells:
+        if cell.source is None:
+            return False
+        source = _normal(cell.source)
+        metadata = cell.metadata if isinstance(cell.metadata, dict) else {}
+        tags = metadata.get("tags") if isinstance(metadata.get("tags"), list) else []
+        if cell.kind == "code":
+            seen_code = True
+            if (
+                source
+                and source not in handout.code
+                and not all(_IDENTITY_LINE.fullmatch(s) for s in source.split("\n"))
+            ):
+                return False
+        elif cell.kind == "markdown" and "answer" in tags and source:
+            if _words(cell.source) not in handout.placeholder(metadata.get("question"))[1]:
+                return False
+    return seen_code
+
+
+def unanswered_questions(
+    path: Path, answers: dict[str, str], handout: HandOut | None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> list[str]:
+    """The questions the submission ``path`` (untrusted) has an answer cell for but did not answer.
+
+    Part of issue 37: its cells are empty or hold the hand-out's placeholder (``answers`` is what
+    :func:`extract_answers` read). The feedback calls them "not answered"; a question without any
+    answer cell is "no answer cell".
+    """
+    cells = _notebook_cells(path, max_bytes) or []
+    present = set()
+    for cell in cells:
+        metadata = cell.metadata if isinstance(cell.metadata, dict) else {}
+        tags = metadata.get("tags") if isinstance(metadata.get("tags"), list) else []
+        if cell.kind == "markdown" and "answer" in tags and isinstance(metadata.get("question"), str):
+            present.add(metadata["question"])
+    placeholder = set(untouched_answers(answers, handout))
+    return sorted(q for q in present if q not in answers or q in placeholder)

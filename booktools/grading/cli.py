@@ -61,10 +61,11 @@ unsafe (``alice.md`` beside ``alice.ipynb``: the rule is ``feedback_names``).
 The CSV has the columns ``submission, student, score, max_score, status, feedback`` and then one
 per check of the hidden tests, ``NAME [MAX]`` in the order of the reference's report, holding the
 points the submission earned on it (empty unless its status is graded); status is one of graded,
-forbidden, timeout, memory, output, syntax_error, error, missing, crashed, protocol, unreadable,
-rejected, skipped, grader-error. Before grading, the reference solution is graded in this process
-and must get full marks; its score is every row's ``max_score`` and its checks are the columns.
-The run ends with the three checks failed most often ("most failed checks: NAME (k of n)").
+not attempted (the hand-out as given, unchanged, which earned 0), forbidden, timeout, memory, output,
+syntax_error, error, missing, crashed, protocol, unreadable, rejected, skipped, grader-error. Before
+grading, the reference solution is graded in this process and must get full marks; its score is every
+row's ``max_score`` and its checks are the columns. The run ends with the three checks failed most
+often ("most failed checks: NAME (k of n)").
 
 **Grading again.** An existing OUT (or feedback folder) stops the run before it grades anything,
 unless ``--force`` (grade again and replace them), ``--regrade-errors`` or ``--merge-manual`` (which
@@ -108,6 +109,7 @@ import tempfile
 from pathlib import Path
 
 from booktools.grading import shard
+from booktools.grading.answers import handout_of
 from booktools.grading.collect import find_submissions
 from booktools.grading.csvfile import csv_cell
 from booktools.grading.feedback import FEEDBACK_MARKER, FeedbackFolder, check_feedback_dir, feedback_names
@@ -115,6 +117,7 @@ from booktools.grading.gradebook import per_student_outputs
 from booktools.grading.hidden import ASSIGNMENTS, HIDDEN_DIR, hidden_path, load_hidden, write_public_checks
 from booktools.grading.isolation import CgroupLimits, check_bwrap, find_bwrap, missing_bwrap_message
 from booktools.grading.library import assignment_library
+from booktools.grading.questions import questions_from_hidden
 from booktools.grading.run import Grader
 from booktools.grading.scores import GRADER_ERROR, Rows, check_columns, most_failed, read_previous_rows
 from booktools.grading.text import fmt_score, printable
@@ -385,6 +388,10 @@ def grade_entries(args: argparse.Namespace, bwrap: str | None, reference: Refere
     try:
         removed = assignment_library(reference.hidden.FORBIDDEN, args.assignment, work / "lib")
         grader = Grader(reference.hidden_file, args.assignment, work / "lib", args, bwrap, reference.max_score)
+        # the notebook as handed out, so the judges can say "not attempted" and "not answered" (issue 37)
+        questions = questions_from_hidden(getattr(reference.hidden, "QUESTIONS", []))
+        handout = handout_of(args.assignments_dir / f"{args.assignment}.md", questions)
+        grader.config = dataclasses.replace(grader.config, handout=handout)
         grader.check_environment()
         print(
             f"grading {sum(e[2] is None for e in plan.entries)} notebook(s) of {args.assignment!r} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import os
@@ -140,12 +141,106 @@ def student_key(student: str) -> str:
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}")
 _FRONT_MATTER_STUDENT = re.compile(r"\A---[ \t]*\n(?:.*\n)*?student:[ \t]*[\"']?([^\"'\n]*?)[\"']?[ \t]*\n")
 
+#: The variable the hand-out's first code cell asks the student to set (issue 37): ``STUDENT_ID = "s1234567"``.
+STUDENT_ID_VARIABLE = "STUDENT_ID"
+ID_CELLS = 3  # the first code cells searched for STUDENT_ID
+MAX_ID_CELL_CHARS = 4096  # a longer cell is not parsed: the hand-out's cell is one line
+HEAD_CHARS = 65536  # how much of a MyST notebook is searched (front matter and first cells)
+
+
+def _checked_id(value) -> str | None:
+    """``value`` in its NFKC form, stripped, if it is a student id (:data:`STUDENT_ID`); else None."""
+    if not isinstance(value, str) or len(value) > 1024:
+        return None
+    value = unicodedata.normalize("NFKC", value).strip()
+    return value if STUDENT_ID.fullmatch(value) else None
+
+
+def assigned_student_id(source: str) -> str | None:
+    """The id a code cell's ``source`` assigns to ``STUDENT_ID``, read with :mod:`ast`, never run (issue 37).
+
+    Only a top-level ``STUDENT_ID = "..."`` (or ``STUDENT_ID: str = "..."``) whose value is a
+    string literal counts, and only if that string is an id (:data:`STUDENT_ID`). The first
+    assignment to ``STUDENT_ID`` decides: a call, a name, an f-string or any other expression is
+    rejected (None), never evaluated. A source longer than :data:`MAX_ID_CELL_CHARS`, or one
+    that does not parse (too deeply nested, null bytes, not Python), gives None.
+    """
+    if not isinstance(source, str) or len(source) > MAX_ID_CELL_CHARS or STUDENT_ID_VARIABLE not in source:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == STUDENT_ID_VARIABLE:
+            is_literal = isinstance(value, ast.Constant) and isinstance(value.value, str)
+            return _checked_id(value.value) if is_literal else None
+    return None
+
+
+def _ipynb_code_cells(notebook) -> list[str]:
+    """The sources of the first :data:`ID_CELLS` code cells of a parsed ``.ipynb`` (odd shapes skipped)."""
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    sources = []
+    for cell in cells if isinstance(cells, list) else []:
+        if len(sources) == ID_CELLS:
+            break
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source) if sum(map(len, source)) <= MAX_ID_CELL_CHARS else None
+        sources.append(source if isinstance(source, str) else "")
+    return sources
+
+
+_FENCE = re.compile(r"(`{3,}|~{3,})\{code-cell\}")
+_CELL_OPTION = re.compile(r":[\w-]+:")
+
+
+def _myst_code_cells(head: str) -> list[str]:
+    """The sources of the first :data:`ID_CELLS` ``{code-cell}`` blocks of a MyST notebook's text.
+
+    One pass over the lines (bounded by ``head``'s length); a cell's options (``:tags: ...``
+    lines, or a ``---`` block) are left out of its source.
+    """
+    sources, fence, body = [], None, []
+    for line in head.splitlines():
+        if fence is None:
+            match = _FENCE.match(line)
+            if match:
+                fence, body = match.group(1), []
+        elif line.rstrip() == fence[0] * len(line.rstrip()) and len(line.rstrip()) >= len(fence):
+            if body and body[0].strip() == "---":
+                end = next((i for i in range(1, len(body)) if body[i].strip() == "---"), len(body) - 1)
+                body = body[end + 1 :]
+            while body and _CELL_OPTION.match(body[0]):
+                body = body[1:]
+            sources.append("\n".join(body))
+            fence = None
+            if len(sources) == ID_CELLS:
+                break
+        else:
+            body.append(line)
+    return sources
+
 
 def notebook_student(path: Path) -> str | None:
-    """The student id a notebook declares: ``student: ID`` in a MyST notebook's front matter, or the
-    ``.ipynb`` metadata field ``student``; None if it declares none (or one that is not an id).
+    """The student id a notebook declares, or None if it declares none that is an id.
 
-    Read from the student's file, so bounded: the front matter is searched in the first 64 KB. The
+    In this order (issue 37): ``student: ID`` in a MyST notebook's front matter, or the
+    ``.ipynb`` metadata field ``student``; then ``STUDENT_ID = "ID"`` in one of the first
+    :data:`ID_CELLS` code cells (the hand-out's first cell asks for it), read by
+    :func:`assigned_student_id` without running anything. :func:`student_of` falls back on the
+    folder, then the file's stem.
+
+    Read from the student's file, so bounded: a MyST notebook is searched in its first 64 KB. The
     file is read as ``utf-8-sig`` (a byte-order mark is no part of the front matter), and the id
     is taken in its NFKC form (a full-width ``ａｌｉｃｅ`` is ``alice``) before it is checked
     against :data:`STUDENT_ID` (issue 35).
@@ -153,15 +248,18 @@ def notebook_student(path: Path) -> str | None:
     try:
         if path.suffix == ".md":
             with open(path, encoding="utf-8-sig", errors="replace") as handle:
-                head = handle.read(65536)
+                head = handle.read(HEAD_CHARS)
             end = head.find("\n---", 3)
             match = _FRONT_MATTER_STUDENT.match(head[: end + 1]) if head.startswith("---") and end > 0 else None
-            value = match.group(1) if match else None
+            declared = _checked_id(match.group(1)) if match else None
+            cells = _myst_code_cells(head[end + 4 :] if head.startswith("---") and end > 0 else head)
         else:
-            value = json.loads(path.read_bytes().decode("utf-8-sig")).get("metadata", {}).get("student")
+            notebook = json.loads(path.read_bytes().decode("utf-8-sig"))
+            metadata = notebook.get("metadata") if isinstance(notebook, dict) else None
+            declared = _checked_id(metadata.get("student")) if isinstance(metadata, dict) else None
+            cells = _ipynb_code_cells(notebook)
     except (OSError, ValueError, AttributeError, RecursionError):
         return None
-    if not isinstance(value, str):
-        return None
-    value = unicodedata.normalize("NFKC", value)
-    return value if STUDENT_ID.fullmatch(value) else None
+    if declared:
+        return declared
+    return next(filter(None, map(assigned_student_id, cells)), None)

@@ -12,17 +12,38 @@ import sys
 from pathlib import Path
 
 from booktools.grading.answers import problems_markdown
+from booktools.grading.rubric import feedback_text, written_total
 from booktools.grading.text import fmt_score, markdown_text
 
 # -- the outputs -----------------------------------------------------------------------------------
 
 
-def feedback_markdown(row: dict, max_score: float, title: str) -> str:
+def _score_line(row: dict, max_score: float, written) -> str:
+    """The header's score: the automatic one, or with merged written marks the total (issue 37)."""
+    automatic = f"{fmt_score(row['score'])}/{fmt_score(max_score)}"
+    if written is None:
+        return f"**Score:** {automatic}  "
+    got, most, complete = float(written[0]), float(written[1]), written[2]
+    if not complete:
+        return (
+            f"**Score:** {automatic} automatic + written answers not all marked yet "
+            f"({fmt_score(got)}/{fmt_score(most)} so far): no total yet  "
+        )
+    total = f"{fmt_score(float(row['score']) + got)}/{fmt_score(max_score + most)}"
+    return f"**Score:** {automatic} automatic + {fmt_score(got)}/{fmt_score(most)} written = **{total}**  "
+
+
+def feedback_markdown(row: dict, max_score: float, title: str, written=None) -> str:
+    """A submission's feedback file: header (submission, score, status), checks, cell errors, problems.
+
+    ``written`` (issue 37), after ``--merge-manual``: ``(points, max points, every question marked)``
+    of the written answers (``rubric.written_total``), so the header shows the total.
+    """
     lines = [
         f"# {markdown_text(title)}",
         "",
         f"**Submission:** {markdown_text(row['submission'])}  ",
-        f"**Score:** {fmt_score(row['score'])}/{fmt_score(max_score)}  ",
+        _score_line(row, max_score, written),
         f"**Status:** {row['status']}",
         "",
     ]
@@ -42,6 +63,17 @@ def feedback_markdown(row: dict, max_score: float, title: str) -> str:
         lines += [f"- {markdown_text(error)}" for error in errors]
     problems = problems_markdown(row.get("answer_problems") or [])
     return "\n".join(lines) + "\n" + ("\n" + problems if problems else "")
+
+
+def merged_feedback(row: dict, max_score: float, title: str, marks, questions) -> str:
+    """The feedback file after ``--merge-manual`` (issue 37): the total in the header, then the checks,
+    then each written question's marks with every comment under its rubric item.
+
+    ``marks`` are the student's ``{question id: ManualMark}``; the row's ``unanswered`` questions
+    (answer cell as handed out) are said to be "not answered", not "no answer cell".
+    """
+    head = feedback_markdown(row, max_score, title, written=written_total(marks, questions))
+    return head + "\n" + feedback_text(marks, questions, unanswered=tuple(row.get("unanswered") or ()))
 
 
 FEEDBACK_MARKER = ".onlinelib-feedback"  # in every feedback folder the grader made, and only there

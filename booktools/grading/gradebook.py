@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from booktools.grading.answers import extract_answers
+from booktools.grading.answers import NOT_ATTEMPTED, extract_answers
 from booktools.grading.codes import assign_codes
 from booktools.grading.collect import student_key, student_of
 from booktools.grading.csvfile import write_csv, write_text
-from booktools.grading.feedback import feedback_markdown
+from booktools.grading.feedback import merged_feedback
 from booktools.grading.questions import questions_from_hidden
 from booktools.grading.review import write_review
-from booktools.grading.rubric import feedback_text, merge_rubric, rubric_marks
+from booktools.grading.rubric import merge_rubric, merge_summary, rubric_marks
 from booktools.grading.scores import Rows
 from booktools.grading.text import fmt_score, printable
 
@@ -42,6 +42,30 @@ def _students(rows: list[dict]) -> dict[str, list[dict]]:
     return found
 
 
+NOT_READ = ("skipped", "rejected", "unreadable")  # statuses of entries whose file was never read for an id
+SHOWN_UNDECLARED = 10
+
+
+def undeclared_line(rows: list[dict]) -> str | None:
+    """The console line naming the submissions that declare no student id (issue 37), or None if all do.
+
+    A submission declares one in its metadata or front matter (``student``) or in the hand-out's
+    first cell (``STUDENT_ID = "..."``); one that does not is filed under its folder or file name,
+    which the LMS export may not find in the roster. Entries never read (skipped, rejected,
+    unreadable) are not named. At most :data:`SHOWN_UNDECLARED` are listed, then a count.
+    """
+    missing = [r for r in sorted(rows, key=lambda r: r["submission"]) if r["status"] not in NOT_READ]
+    missing = [r for r in missing if not r.get("student")]
+    if not missing:
+        return None
+    shown = [f"{printable(r['submission'])} (filed as {student_of(r)})" for r in missing[:SHOWN_UNDECLARED]]
+    more = f", and {len(missing) - SHOWN_UNDECLARED} more" if len(missing) > SHOWN_UNDECLARED else ""
+    return (
+        f"submissions that declare no student id ({len(missing)}): filed under their folder or file name; "
+        f'ask for STUDENT_ID = "..." in the first cell (the hand-out has it): {", ".join(shown)}{more}'
+    )
+
+
 def answers_by_student(students: dict[str, list[dict]]) -> dict[str, dict[str, str]]:
     """Each student's written answers, from their one submission (none while they have two)."""
     return {s: dict(rows[0].get("answers") or {}) for s, rows in students.items() if len(rows) == 1}
@@ -54,7 +78,8 @@ def write_gradebook(path: Path, students: dict[str, list[dict]], max_score: floa
     question (``QUESTION [max]``: the merged manual points, empty until marked), ``total`` and
     ``status`` (``ok``; ``duplicate: FILES``, a student with two submissions, whose score is left
     empty until one is removed; ``to mark``, some question not marked yet; ``changed``, an answer
-    changed after it was marked). Returns the students flagged as duplicates. Written by
+    changed after it was marked; ``not attempted``, issue 37: the hand-out as given). Returns the
+    students flagged as duplicates. Written by
     ``csvfile.write_csv`` (issue 35): every cell quoted, a formula start neutralised.
     """
     columns = [f"{q.id} [{fmt_score(float(q.points))}]" for q in questions]
@@ -77,8 +102,8 @@ def write_gradebook(path: Path, students: dict[str, list[dict]], max_score: floa
             else:
                 cells.append(fmt_score(float(mark.points)))
                 total += float(mark.points)
-        if row["status"] != "graded" and status == "ok":
-            status = row["status"]
+        if row["status"] == NOT_ATTEMPTED or (row["status"] != "graded" and status == "ok"):
+            status = row["status"]  # issue 37: an untouched hand-out has nothing to mark
         table.append([student, fmt_score(row["score"]), *cells, fmt_score(total), fmt_score(total_max), status])
     write_csv(path, [*GRADEBOOK_FIXED, *columns, "total", "max", "status"], table)
     return duplicates
@@ -142,16 +167,21 @@ def _written_answers(args, questions, rows: "Rows", students: dict[str, list[dic
     filled = rubric_marks(rubric)  # write_review writes the folder's rubric again, its marks kept
     problems = {s: list(r[0].get("answer_problems") or []) for s, r in students.items() if len(r) == 1}
     write_review(review_dir, questions, answers, codes, show_names=args.review_names, title=title, problems=problems)
-    lines.insert(
-        0,
-        f"written answers: one review page per question in {review_dir}/ (index.html); mark them in "
-        f"{rubric} (or a copy) and grade again with --merge-manual {rubric if filled else 'YOUR_COPY'}",
-    )
+    if args.merge_manual:  # issue 37: say what was merged, not to merge
+        lines.insert(0, merge_summary(marks, args.merge_manual, rows.feedback_dir))
+        lines.insert(
+            1, f"written answers: review pages in {review_dir}/ (index.html); to change a mark, edit it and merge again"
+        )
+    else:
+        lines.insert(
+            0,
+            f"written answers: one review page per question in {review_dir}/ (index.html); mark them in "
+            f"{rubric} (or a copy) and grade again with --merge-manual {rubric if filled else 'YOUR_COPY'}",
+        )
     for student, student_marks in marks.items():
         row = students[student][0]
         path = rows.feedback_dir / rows.names[row["submission"]]
-        text = feedback_markdown(row, rows.max_score, rows.title)
-        path.write_text(text + "\n" + feedback_text(student_marks, questions), encoding="utf-8")
+        path.write_text(merged_feedback(row, rows.max_score, rows.title, student_marks, questions), encoding="utf-8")
     return lines, marks
 
 
@@ -168,6 +198,9 @@ def per_student_outputs(args, hidden, rows: "Rows", max_score: float, title: str
     gradebook = args.gradebook or args.out.with_name(args.out.stem + "_gradebook.csv")
     duplicates = write_gradebook(gradebook, students, max_score, questions, marks)
     lines.append(f"gradebook (one row per student): {gradebook}")
+    undeclared = undeclared_line(rows.rows)
+    if undeclared:
+        lines.append(undeclared)
     if duplicates:
         lines.append(
             f"students with more than one submission ({len(duplicates)}), left without a score in the gradebook "

@@ -22,7 +22,8 @@ sandbox already (multiprocessing's ``forkserver``), so a judge costs millisecond
 interpreter's start.
 
 Statuses a judge reports besides the student's (graded, timeout, memory, ...):
-``grader-error`` (retried once by the run, then listed under "regrade these").
+``grader-error`` (retried once by the run, then listed under "regrade these"), and ``not attempted``
+(issue 37: the hand-out as given, 0 points, whatever the status it would have had).
 """
 
 from __future__ import annotations
@@ -37,7 +38,14 @@ import numpy  # noqa: F401  (imported once in the fork server, not in every judg
 
 import onlinelib  # noqa: F401
 from booktools.grading import checks, sandbox
-from booktools.grading.answers import DEFAULT_MAX_BYTES, extract_answers
+from booktools.grading.answers import (
+    DEFAULT_MAX_BYTES,
+    NOT_ATTEMPTED,
+    HandOut,
+    extract_answers,
+    is_untouched,
+    unanswered_questions,
+)
 from booktools.grading.collect import notebook_student
 from booktools.grading.hidden import hidden_parts, load_hidden
 from booktools.grading.isolation import CgroupLimits
@@ -59,6 +67,7 @@ class JudgeConfig:
     max_score: float
     judge_memory_mb: int
     max_notebook_bytes: int = DEFAULT_MAX_BYTES  # the grader's --max-notebook-mb: answers are read up to it
+    handout: HandOut | None = None  # the notebook as handed out: "not attempted", "not answered" (issue 37)
 
 
 def _worker_kind(kind: str) -> str:
@@ -99,6 +108,9 @@ def judge(config: JudgeConfig, box: Path, notebook: str, deadline: float, cgroup
     if questions:
         row["answers"], row["answer_problems"] = extract_answers(
             box / notebook, questions, max_bytes=config.max_notebook_bytes
+        )
+        row["unanswered"] = unanswered_questions(
+            box / notebook, row["answers"], config.handout, config.max_notebook_bytes
         )
     student_box = None
     try:
@@ -142,7 +154,23 @@ def judge(config: JudgeConfig, box: Path, notebook: str, deadline: float, cgroup
             checks=[],
             feedback=f"uses {names}, which assignment {config.assignment!r} asks you to write yourself",
         )
-    return row
+    return _not_attempted(row, config, box / notebook)
+
+
+def _not_attempted(row: dict, config: JudgeConfig, path: Path) -> dict:
+    """The row, labelled ``not attempted`` if the notebook is the hand-out as given and earned 0 (issue 37).
+
+    Only a label on a zero: a row with points, a grader error (to be graded again) or a use of what the
+    assignment forbids keeps its status.
+    """
+    if (
+        row["status"] in (GRADER_ERROR, "forbidden")
+        or row["score"] != 0
+        or not is_untouched(path, config.handout, config.max_notebook_bytes)
+    ):
+        return row
+    why = "not attempted: the notebook is the assignment as handed out (no code or answer cell changed)"
+    return dict(row, status=NOT_ATTEMPTED, feedback=f"{why}; {row['feedback']}" if row["feedback"] else why)
 
 
 def _run_and_grade(hidden, student_box: sandbox.Sandbox, where: str, max_score: float) -> dict:

@@ -118,7 +118,8 @@ class ManualMark:
     ``points`` is the sum of those given so far), ``"no answer"`` (0 points) or ``"changed"`` (the
     answer is not the one that was marked: the marks are not applied, 0 points until it is marked
     again). ``items`` holds (description, points given or None, max points) in rubric order, and
-    ``comments`` the lecturer's comments in that order.
+    ``comments`` the lecturer's comments in that order; ``item_comments`` (issue 37) holds each
+    item's comment ("" for none), in the order of ``items``, so the feedback shows it under its item.
     """
 
     question: str
@@ -127,6 +128,7 @@ class ManualMark:
     items: tuple[tuple[str, Fraction | None, Fraction], ...]
     comments: tuple[str, ...]
     status: str
+    item_comments: tuple[str, ...] = ()
 
 
 def merge_rubric(
@@ -283,19 +285,24 @@ def _mark(question: Question, text: str, code: str, given: Mapping) -> ManualMar
         points = [None] * len(points)
         rows = [None] * len(rows)
     items = tuple((item.text, p, item.points) for item, p in zip(question.items, points, strict=True))
-    comments = tuple(row[2] for row in rows if row and row[2] and row[2] != "no answer")
+    each = tuple(row[2] if row and row[2] and row[2] != "no answer" else "" for row in rows)
     status = "unmarked" if None in points else "marked"
     total = sum((p for p in points if p is not None), Fraction(0))
-    return ManualMark(question.id, total, question.points, items, comments, status)
+    return ManualMark(question.id, total, question.points, items, tuple(c for c in each if c), status, each)
 
 
-def feedback_text(marks: Mapping[str, ManualMark], questions: Sequence[Question]) -> str:
+NOT_ANSWERED = "not answered"  # issue 37: an answer cell left as handed out (or empty)
+
+
+def feedback_text(marks: Mapping[str, ManualMark], questions: Sequence[Question], unanswered=()) -> str:
     """A student's marks for the written questions, as Markdown for the feedback file.
 
-    Part of issue 27 (written answers, graded by question). Per question: ``**Written answer
-    <title>:** 3/4``, then ``- <item>: 1/1`` per rubric item and the lecturer's comments; or that
-    it is not marked yet, that there was no answer cell (0), or that the answer changed after it
-    was marked (to be marked again).
+    Part of issue 27 (written answers, graded by question), and of issue 37 (each comment under its
+    item; "not answered"). Per question: ``**Written answer <title>:** 3/4``, then ``- <item>: 1/1``
+    per rubric item, the lecturer's comment on that item indented under it; or that it is not marked
+    yet, that it was not answered (its answer cell is there but as handed out, or empty: the
+    questions ``unanswered``, 0), that there was no answer cell (0), or that the answer changed
+    after it was marked (to be marked again).
     """
     lines: list[str] = []
     for question in check_questions(questions):
@@ -305,20 +312,50 @@ def feedback_text(marks: Mapping[str, ManualMark], questions: Sequence[Question]
         head = f"**Written answer {question.title}:**"
         total = fmt_points(question.points)
         if mark.status == "no answer":
-            lines += [f"{head} {_NO_ANSWER}: 0/{total}", ""]
+            lines += [f"{head} {NOT_ANSWERED if question.id in unanswered else _NO_ANSWER}: 0/{total}", ""]
             continue
         if mark.status == "changed":
             lines += [f"{head} your answer changed after it was marked: to be marked again (0/{total} for now)", ""]
             continue
-        if mark.status == "unmarked":
-            lines.append(f"{head} not marked yet")
-        else:
-            lines.append(f"{head} {fmt_points(mark.points)}/{total}")
-        lines += [""] + [
-            f"- {text}: " + ("not marked yet" if points is None else f"{fmt_points(points)}/{fmt_points(maximum)}")
-            for text, points, maximum in mark.items
+        lines += [
+            f"{head} " + ("not marked yet" if mark.status == "unmarked" else f"{fmt_points(mark.points)}/{total}")
         ]
-        if mark.comments:
+        lines.append("")
+        each = mark.item_comments or ("",) * len(mark.items)
+        for (text, points, maximum), comment in zip(mark.items, each, strict=False):
+            shown = "not marked yet" if points is None else f"{fmt_points(points)}/{fmt_points(maximum)}"
+            lines.append(f"- {text}: {shown}")
+            lines += [f"  > {line}" for line in comment.splitlines() if line.strip()]
+        if mark.comments and not mark.item_comments:  # a mark made without per-item comments
             lines += ["", "Comments:", ""] + [f"- {comment}" for comment in mark.comments]
         lines.append("")
     return "\n".join(lines)
+
+
+def written_total(marks: Mapping[str, ManualMark], questions: Sequence[Question]) -> tuple[Fraction, Fraction, bool]:
+    """The written questions' points so far, their maximum, and whether every one is marked (issue 37).
+
+    A question not answered counts 0 and is marked; one not marked yet (its points so far count), or
+    changed since it was marked (0), is not (as the gradebook's ``to mark`` and ``changed``).
+    """
+    got, most, complete = Fraction(0), Fraction(0), True
+    for question in check_questions(questions):
+        most += question.points
+        mark = marks.get(question.id)
+        complete = complete and mark is not None and mark.status not in ("unmarked", "changed")
+        if mark is not None and mark.status != "changed":  # a changed answer's marks are not applied
+            got += mark.points
+    return got, most, complete
+
+
+def merge_summary(marks: Mapping[str, Mapping[str, ManualMark]], rubric: Path, feedback_dir: Path) -> str:
+    """What ``--merge-manual`` did, for the console (issue 37): how many students' marks went where."""
+    answers = [mark for student in marks.values() for mark in student.values() if mark.status != "no answer"]
+    marked = sum(mark.status == "marked" for mark in answers)
+    waiting = sum(mark.status in ("unmarked", "changed") for mark in answers)
+    text = (
+        f"merged the written marks of {len(marks)} student(s) from {rubric}: {marked} answer(s) marked"
+        f"{f', {waiting} not marked yet (or changed since)' if waiting else ''}; the totals are in the gradebook "
+        f"and in the header of {len(marks)} feedback file(s) in {feedback_dir}, each comment under its rubric item"
+    )
+    return text

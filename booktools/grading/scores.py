@@ -10,6 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
+from booktools.grading.answers import NOT_ATTEMPTED
 from booktools.grading.collect import student_of
 from booktools.grading.csvfile import CsvWriter, read_csv, write_csv
 from booktools.grading.feedback import FeedbackFolder, feedback_markdown
@@ -18,6 +19,7 @@ from booktools.grading.text import fmt_score, printable, scrub, scrubbed
 GRADER_ERROR = "grader-error"
 STATUSES = (
     "graded",
+    NOT_ATTEMPTED,  # issue 37: the hand-out as given, 0 points
     "forbidden",
     "timeout",
     "memory",
