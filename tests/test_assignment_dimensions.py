@@ -671,11 +671,12 @@ def test_the_grader_gives_correct_code_full_automatic_marks_and_a_wrong_notebook
         row = rows[name]
         assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) == full, row
     untouched = rows["untouched.md"]
-    assert untouched["status"] == "graded" and float(untouched["score"]) == 0, untouched
+    assert untouched["status"] == "not attempted" and float(untouched["score"]) == 0, untouched  # issue 37
     assert "not implemented yet" in untouched["feedback"], untouched
     wrong = rows["wrong.md"]
     expected = hidden().grade({part: solution_from(WRONG[part], part) for part in PARTS}).score
-    assert wrong["status"] == "graded" and float(wrong["score"]) == pytest.approx(expected), wrong
+    # scores.csv writes 4 decimals (fmt_score): at most 5e-5 from the exact score, whatever the instances
+    assert wrong["status"] == "graded" and float(wrong["score"]) == pytest.approx(expected, abs=5e-5), wrong
     assert 0 < expected < full, wrong
     missing = rows["no_gap_class.md"]
     assert missing["status"] == "graded", missing

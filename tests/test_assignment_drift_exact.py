@@ -717,6 +717,8 @@ def graded(tmp_path_factory):
     kit.mkdir()
     shutil.copyfile(LECTURER / f"{NAME}_hidden.py", kit / f"{NAME}_hidden.py")
     shutil.copyfile(ASSIGNMENTS / f"{NAME}_public.json", kit / f"{NAME}_public.json")
+    # the hand-out beside its public checks, as in book/assignments: "not attempted" is judged against it
+    shutil.copyfile(ASSIGNMENTS / f"{NAME}.md", kit / f"{NAME}.md")
     folder = base / "submissions"
     folder.mkdir()
     (folder / "correct.md").write_text(_submission(CORRECT), encoding="utf-8")
@@ -743,7 +745,7 @@ def test_the_grader_gives_correct_code_full_automatic_marks_and_wrong_code_less(
     local = hidden().grade({part: _define(WRONG[part], part) for part in PARTS}).score
     assert wrong["status"] == "graded" and float(wrong["score"]) == local and 0 < local < full_marks(), wrong
     untouched = rows["untouched.md"]
-    assert untouched["status"] == "graded" and float(untouched["score"]) == 0, untouched
+    assert untouched["status"] == "not attempted" and float(untouched["score"]) == 0, untouched  # issue 37
     assert "not implemented yet" in untouched["feedback"], untouched
     answers = out.with_name(out.stem + "_answers.json").read_text(encoding="utf-8")
     assert "passes through a sojourn at distance 1" in answers, answers[:500]

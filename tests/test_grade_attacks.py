@@ -106,7 +106,7 @@ EXPECTED = {
     "rwma": {
         "control_correct.md": ({"graded"}, FULL, "all checks passed"),
         "agreeable_result.md": ({"graded"}, ZERO, r"an object of type Anything is not plain data"),
-        "patch_numpy.md": ({"graded"}, ZERO, r"first difference at round 1: expected 0\.375, got 0"),
+        "patch_numpy.md": ({"graded"}, ZERO, r"first difference at round 1: expected 0\.\d+, got 0"),
         "reference_call.md": ({"forbidden"}, ZERO, r"uses onlinelib\.experts\.weighted_majority_run"),
         "reference_private.md": ({"forbidden"}, ZERO, r"uses onlinelib\.experts\._run"),
         "memorise_public.md": ({"graded"}, ZERO, r"first difference at round 1"),

@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 
 from booktools.grading import cli
+from booktools.grading.course_key import key_id
 from booktools.grading.feedback import feedback_names
 from booktools.grading.shard import manifest_path, shard_of
 
@@ -311,6 +312,14 @@ def test_shards_of_different_assignments_or_hidden_tests_are_refused(halving, de
     edit_record(other, lambda data: data.update(hidden_sha256="0" * 64))
     status, err = merge(halving, tmp_path / "m.csv", halving["shards"][0], other, halving["shards"][2])
     assert status == 1 and "differ in hidden tests" in err, err
+    # issue 37: a shard graded with another course key drew other hidden instances
+    assert (
+        len({json.loads(manifest_path(s).read_text(encoding="utf-8"))["course_key_id"] for s in halving["shards"]}) == 1
+    )
+    other = copy_shard(halving["shards"][1], tmp_path / "other-key")
+    edit_record(other, lambda data: data.update(course_key_id=key_id(b"another course's key, 32 bytes!")))
+    status, err = merge(halving, tmp_path / "m.csv", halving["shards"][0], other, halving["shards"][2])
+    assert status == 1 and "different course keys" in err, err
     # the hidden tests changed since the shards were graded
     lecturer = tmp_path / "lecturer"
     shutil.copytree(Path(demo["extra"][3]), lecturer)

@@ -112,7 +112,7 @@ from booktools.grading import shard
 from booktools.grading.answers import handout_of
 from booktools.grading.collect import find_submissions
 from booktools.grading.csvfile import csv_cell
-from booktools.grading.feedback import FEEDBACK_MARKER, FeedbackFolder, check_feedback_dir, feedback_names
+from booktools.grading.feedback import DETAIL, FEEDBACK_MARKER, FeedbackFolder, check_feedback_dir, feedback_names
 from booktools.grading.gradebook import per_student_outputs
 from booktools.grading.hidden import ASSIGNMENTS, HIDDEN_DIR, hidden_path, load_hidden, write_public_checks
 from booktools.grading.isolation import CgroupLimits, check_bwrap, find_bwrap, missing_bwrap_message
@@ -182,6 +182,14 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
         "--review-dir",
         type=Path,
         help="written answers: the review pages and the rubric (default: OUT's name with _review, next to it)",
+    )
+    parser.add_argument(
+        "--feedback-detail",
+        choices=list(DETAIL),
+        default="full",
+        help="what the students' feedback files show: "
+        + "; ".join(f"{name}: {what}" for name, what in DETAIL.items())
+        + " (default: full)",
     )
     parser.add_argument(
         "--review-names", action="store_true", help="show the students' ids on the review pages (default: anonymous)"
@@ -410,6 +418,7 @@ def grade_entries(args: argparse.Namespace, bwrap: str | None, reference: Refere
             plan.names,
             plan.kept,
             plan.carried,
+            detail=args.feedback_detail,
         )
         try:
             for name, _path, problem in plan.entries:

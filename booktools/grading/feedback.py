@@ -33,12 +33,23 @@ def _score_line(row: dict, max_score: float, written) -> str:
     return f"**Score:** {automatic} automatic + {fmt_score(got)}/{fmt_score(most)} written = **{total}**  "
 
 
-def feedback_markdown(row: dict, max_score: float, title: str, written=None) -> str:
+# How much of the hidden tests a student's feedback shows (grade --feedback-detail, issue 37).
+DETAIL = {
+    "full": "each check with its points and, for a failed one, what differed (the first differing round or entry)",
+    "checks": "each check's name and points, pass or fail, but not what differed: no hidden instance is shown",
+    "score": "only the score and the status",
+}
+
+
+def feedback_markdown(row: dict, max_score: float, title: str, written=None, detail: str = "full") -> str:
     """A submission's feedback file: header (submission, score, status), checks, cell errors, problems.
 
     ``written`` (issue 37), after ``--merge-manual``: ``(points, max points, every question marked)``
-    of the written answers (``rubric.written_total``), so the header shows the total.
+    of the written answers (``rubric.written_total``), so the header shows the total. ``detail``, one of
+    :data:`DETAIL`: how much of the hidden tests the student sees (the lecturer's choice).
     """
+    if detail not in DETAIL:
+        raise ValueError(f"detail: expected one of {', '.join(DETAIL)}, got {detail!r}")
     lines = [
         f"# {markdown_text(title)}",
         "",
@@ -47,13 +58,16 @@ def feedback_markdown(row: dict, max_score: float, title: str, written=None) -> 
         f"**Status:** {row['status']}",
         "",
     ]
+    if detail == "score":
+        return "\n".join(lines)
     if row["checks"]:
         lines += ["| check | points | result |", "|---|---|---|"]
         for check in row["checks"]:
             mark = "pass" if check.passed else "**FAIL**"
+            said = f": {markdown_text(check.message)}" if detail == "full" else ""
             lines.append(
                 f"| {markdown_text(check.name)} | {fmt_score(check.points)}/{fmt_score(check.max_points)} | "
-                f"{mark}: {markdown_text(check.message)} |"
+                f"{mark}{said} |"
             )
     else:
         lines.append(markdown_text(row["feedback"]))
@@ -65,14 +79,14 @@ def feedback_markdown(row: dict, max_score: float, title: str, written=None) -> 
     return "\n".join(lines) + "\n" + ("\n" + problems if problems else "")
 
 
-def merged_feedback(row: dict, max_score: float, title: str, marks, questions) -> str:
+def merged_feedback(row: dict, max_score: float, title: str, marks, questions, detail: str = "full") -> str:
     """The feedback file after ``--merge-manual`` (issue 37): the total in the header, then the checks,
     then each written question's marks with every comment under its rubric item.
 
     ``marks`` are the student's ``{question id: ManualMark}``; the row's ``unanswered`` questions
     (answer cell as handed out) are said to be "not answered", not "no answer cell".
     """
-    head = feedback_markdown(row, max_score, title, written=written_total(marks, questions))
+    head = feedback_markdown(row, max_score, title, written=written_total(marks, questions), detail=detail)
     return head + "\n" + feedback_text(marks, questions, unanswered=tuple(row.get("unanswered") or ()))
 
 

@@ -181,7 +181,8 @@ def _written_answers(args, questions, rows: "Rows", students: dict[str, list[dic
     for student, student_marks in marks.items():
         row = students[student][0]
         path = rows.feedback_dir / rows.names[row["submission"]]
-        path.write_text(merged_feedback(row, rows.max_score, rows.title, student_marks, questions), encoding="utf-8")
+        text = merged_feedback(row, rows.max_score, rows.title, student_marks, questions, detail=rows.detail)
+        path.write_text(text, encoding="utf-8")
     return lines, marks
 
 

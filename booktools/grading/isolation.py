@@ -214,6 +214,29 @@ WORKER_ENV = {
 }
 
 
+def check_key_not_mounted(command: list[str]) -> None:
+    """Refuse a sandbox that would see the course key file: no ``--ro-bind`` source of ``command`` may hold it.
+
+    The key itself never enters the sandbox's environment (``WORKER_ENV`` is all of it); this guards
+    the file, should a lecturer keep it beside the Python, the library or the submissions.
+    """
+    from booktools.grading.course_key import key_source
+
+    _, path = key_source()
+    if path is None:
+        return
+    key = os.path.realpath(path)
+    for flag, source in zip(command, command[1:], strict=False):
+        if flag != "--ro-bind":
+            continue
+        source = os.path.realpath(source)
+        if key == source or key.startswith(source.rstrip("/") + "/"):
+            raise SystemExit(
+                f"the course key file {path} is inside {source}, which the sandbox mounts for the students' "
+                "code: move the key out of it (the default place is ~/.config/onlinelib-book/course-key)"
+            )
+
+
 def bwrap_command(
     bwrap: str, box: Path, library: Path, limits: dict, worker_limits: dict
 ) -> tuple[list[str], int, int]:
@@ -281,6 +304,7 @@ def bwrap_command(
             command += ["--ro-bind", str(extra), f"/tmp/work/{extra.name}"]
     # bwrap's own root is a tmpfs too: read-only, so /tmp stays the only writable place
     command += ["--remount-ro", "/"]
+    check_key_not_mounted(command)
     # bwrap writes the host pid of the sandbox's init here: killing that init ends the whole
     # PID namespace, and bwrap exits only once it has, so close() can wait for the end
     info_read, info_write = os.pipe()

@@ -124,8 +124,10 @@ class Rows:
         names: dict[str, str],
         kept: list[dict] = (),
         carried: dict[str, str] | None = None,
+        detail: str = "full",
     ):
         self.out, self.feedback, self.max_score, self.title = out, feedback, max_score, title
+        self.detail = detail  # how much of the hidden tests the feedback files show (feedback.DETAIL)
         self.columns, self.names = columns, names
         self.fields = [*FIELDS, *(c.header for c in columns)]
         self.rows: list[dict] = list(kept)
@@ -165,7 +167,7 @@ class Rows:
             self.writer.writerow(self.cells(row))
             self.file.flush()
             path = self.feedback_dir / self.names[row["submission"]]
-            path.write_text(feedback_markdown(row, self.max_score, self.title), encoding="utf-8")
+            path.write_text(feedback_markdown(row, self.max_score, self.title, detail=self.detail), encoding="utf-8")
             print(
                 f"  {printable(row['submission'])}: {fmt_score(row['score'])}/{fmt_score(self.max_score)} [{row['status']}]",
                 file=sys.stderr,

@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 from booktools.grading.collect import student_of
+from booktools.grading.course_key import key_id
 from booktools.grading.csvfile import csv_cell, write_text
 from booktools.grading.feedback import FeedbackFolder, feedback_markdown, feedback_names
 from booktools.grading.gradebook import per_student_outputs
@@ -179,6 +180,7 @@ def write_manifest(args, reference, seen: dict, rows: list[dict], kept: dict[str
         "shards": args.shard[1],
         "assignment": args.assignment,
         "hidden_sha256": file_sha256(reference.hidden_file),
+        "course_key_id": key_id(),  # issue 37: shards of other keys drew other hidden instances
         "max_score": reference.max_score,
         "title": reference.title,
         "columns": [[c.header, c.name, c.occurrence, c.max_points] for c in reference.columns],
@@ -366,6 +368,12 @@ def check_shards(outs: list[Path], manifests: list[dict], assignment: str | None
             f"--merge-shards: the shards are of assignment {manifests[0]['assignment']!r}, not {assignment!r}"
         )
     _same(outs, manifests, "hidden_sha256", "hidden tests (the SHA-256 of NAME_hidden.py)")
+    keys = {str(data.get("course_key_id")) for data in manifests}
+    if len(keys) > 1:
+        raise SystemExit(
+            "--merge-shards: the shards were graded with different course keys, so with different hidden "
+            f"instances (key fingerprints {', '.join(sorted(keys))}): grade every shard with the same key"
+        )
     _same(outs, manifests, "columns", "checks (the CSV's columns)")
     _same(outs, manifests, "max_score", "maximum score")
     _same(outs, manifests, "limits", "limits (--timeout, --cpu-seconds, --memory-mb, ... or the sandbox)")
@@ -433,11 +441,13 @@ def merge_shards(args, feedback_dir: Path) -> tuple[Rows, list[CheckColumn], flo
     max_score, title = float(first["max_score"]), first["title"]
     merged = [row_from_record(record) for data in manifests for record in data["rows"]]
     names = feedback_names(row["submission"] for row in merged)
-    rows = Rows(args.out, FeedbackFolder(feedback_dir), max_score, title, columns, names, merged)
+    rows = Rows(
+        args.out, FeedbackFolder(feedback_dir), max_score, title, columns, names, merged, detail=args.feedback_detail
+    )
     try:
         for row in rows.rows:
             path = rows.feedback_dir / names[row["submission"]]
-            path.write_text(feedback_markdown(row, max_score, title), encoding="utf-8")
+            path.write_text(feedback_markdown(row, max_score, title, detail=rows.detail), encoding="utf-8")
         rows.finish()
     finally:
         rows.close()

@@ -16,6 +16,10 @@ checked by ``verify_mistake_tree`` on the student's class, and a valid answer ea
 Known gaps: ``onlinelib.certificates._missing_labelling`` (the verifier's shattering test) and
 ``verify_mistake_tree`` stay in the graded library, since the notebook's public checks run the
 verifiers in the sandbox; a student may call them to test a set or a tree, not to find one.
+
+Keyed instances (``booktools.grading.course_key``): the random class of part (a), drawn by
+``course_rng("dimensions/shattered_set")`` from the course key, so this file does not show it. The other
+classes and the depths of part (b) are named here and stay the same under every key.
 """
 
 import itertools
@@ -24,6 +28,7 @@ import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng
 
 PARTS = {"shattered_set": "certificate", "gap_class": "certificate"}
 TITLE = "Assignment 14: shattered sets, VC against Ldim, and Opt = Ldim (chapter 1)"
@@ -364,7 +369,7 @@ def gap_certificate(k, points=2.0):
 
 def shattered_cases():
     """Nine classes, other than the public ones: 2 points each, 1 for the class of one concept."""
-    rng = np.random.default_rng(20261414)
+    rng = course_rng("dimensions/shattered_set")
     return [
         shattered_certificate("thresholds on 30 points", ol.thresholds(30).table),
         shattered_certificate("intervals on 12 points", intervals(12)),

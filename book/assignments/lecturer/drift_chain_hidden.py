@@ -2,6 +2,10 @@
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment drift_chain --out scores.csv``.
+
+Keyed instances: none. The chains (each made for one condition) are written out here and are the same under
+every course key, so whoever reads this file knows them: keep it in a private folder (``--hidden-dir``) if
+that matters.
 """
 
 import numbers

@@ -12,6 +12,10 @@ into the first-step equations (``verify_drift_output``: nothing is solved on the
 and no float passes unless it is the exact value). The written proof (QUESTIONS) bounds g_d by
 p_1 / (p_1 + (1 - p_1) s_1), the step behind the proposition "The output of D3 is wrong with
 probability tending to 1"; it is graded by hand against the rubric below.
+
+Keyed instances: none. The dimensions and chains (each made for one condition) are written out here and are
+the same under every course key, so whoever reads this file knows them: keep it in a private folder
+(``--hidden-dir``) if that matters.
 """
 
 import math

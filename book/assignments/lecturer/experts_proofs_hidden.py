@@ -9,6 +9,9 @@ of the bound (QUESTIONS) is graded by hand against the rubric below: each item h
 descriptors and the common errors, and the question a model proof for the markers. (Until issue 36
 a part (b) asked for an adversary against Weighted Majority: that is Assignment 9's task, and is
 gone. With it went the reason to leave the certificate checks' exact vote in the graded library.)
+
+Keyed instances (``booktools.grading.course_key``): the six random streams of part (a), drawn by
+``course_rng("experts_proofs/cases")``; the stream decided by the far-behind expert is hand-made.
 """
 
 import itertools
@@ -18,6 +21,7 @@ import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng
 
 PARTS = {"weighted_majority_predictions": "function"}
 TITLE = "Assignment 11: Weighted Majority and its mistake bound (chapter 5)"
@@ -257,7 +261,7 @@ def far_behind_stream(behind=1200):
 
 def cases():
     """Seven streams, other than the public ones (one point each)."""
-    rng = np.random.default_rng(20261111)
+    rng = course_rng("experts_proofs/cases")
     out = []
     P, y = ol.iid_experts(300, rng.uniform(0.3, 0.9, size=8), rng)
     out.append(checks.Case("eight i.i.d. experts, eta = 0.5", (P, y, 0.5)))

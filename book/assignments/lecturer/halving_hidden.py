@@ -3,12 +3,17 @@
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment halving --out scores.csv``, which calls
 ``grade`` on the class the student's notebook defines under the name ``FUNCTION``.
+
+Keyed instances (``booktools.grading.course_key``): the first four streams, drawn by
+``course_rng("halving/streams")`` until each has the votes its checks need (``telling``); the adaptive
+adversary's stream is the same under every key.
 """
 
 import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng, draw_until
 
 FUNCTION = "HalvingLearner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
@@ -58,8 +63,45 @@ def without_tied_votes(table, X, y):
     return X[keep], y[keep]
 
 
+def telling(table, tie: bool):
+    """A condition on a stream (X, y) of ``table``: what a keyed stream must hold for its checks to tell.
+
+    Some vote is lost by one concept (|V| odd: a majority rounded to |V| // 2 gets it wrong), a vote
+    is tied if ``tie`` (the tie rule decides it) and none if not; SOA predicts as Halving does in every
+    round, and Randomized Halving (seeded 0) errs in one (tests/test_library_shortcut.py). Counts
+    are exact integers (``Halving.votes``).
+    """
+    concepts = ol.ConceptClass(table)
+
+    def condition(stream):
+        reference = REFERENCE(table)
+        soa, randomized = ol.SOA(concepts), ol.RandomizedHalving(concepts, np.random.default_rng(0))
+        lost_by_one = tied = randomized_errs = False
+        for x, label in zip(*stream, strict=True):
+            negative, positive = reference.votes(int(x))
+            lost_by_one |= (negative + positive) % 2 == 1 and positive == (negative + positive) // 2
+            tied |= negative == positive
+            prediction = reference.predict(int(x))
+            if soa.predict(int(x)) != prediction:
+                return False
+            randomized_errs |= randomized.predict(int(x)) != prediction
+            for learner in (reference, soa, randomized):
+                learner.update(int(x), int(label))
+        return lost_by_one and tied == tie and randomized_errs
+
+    return condition
+
+
+def keyed_stream(rng, cls, draw, tie: bool, what: str):
+    """``draw(rng)`` (a stream of ``cls``), drawn again until it is ``telling``."""
+    return draw_until(rng, draw, telling(_table(cls), tie), what)
+
+
 def streams():
-    """Random and adversarial streams on four classes, from fixed seeds (5 points).
+    """Random and adversarial streams on four classes (5 points).
+
+    Keyed (``course_rng``): the first four, each drawn until it is ``telling``. The adaptive
+    adversary's stream is made by the reference, the same under every key.
 
     Partial credit (issue 36): the two random streams of thresholds and disjunctions have no tied
     vote, so a wrong tie rule costs only the three streams with ties. The first four streams have
@@ -67,19 +109,40 @@ def streams():
     adaptive adversary's have none. On every stream SOA predicts as Halving does
     (tests/test_library_shortcut.py), and Randomized Halving (seeded 0 there) errs.
     """
-    rng = np.random.default_rng(20260101)
+    rng = course_rng("halving/streams")
     out = []
     line = ol.thresholds(31)
-    X, y = without_tied_votes(_table(line), *ol.random_stream(line, target=5, length=80, rng=rng))
+    X, y = keyed_stream(
+        rng,
+        line,
+        lambda rng: without_tied_votes(_table(line), *ol.random_stream(line, target=5, length=80, rng=rng)),
+        False,
+        "a random stream of thresholds",
+    )
     out.append(checks.Stream("thresholds on 31 points, random", X, y, params={"table": _table(line)}))
     every = ol.all_concepts(5)
-    X, y = ol.random_stream(every, target=int(rng.integers(every.size)), length=50, rng=rng)
+    X, y = keyed_stream(
+        rng,
+        every,
+        lambda rng: ol.random_stream(every, target=int(rng.integers(every.size)), length=50, rng=rng),
+        True,
+        "a random stream of all concepts on 5 points",
+    )
     out.append(checks.Stream("all 32 concepts on 5 points, random, tied votes", X, y, params={"table": _table(every)}))
     disj = ol.monotone_disjunctions(4)
-    X, y = without_tied_votes(_table(disj), *ol.random_stream(disj, target=0b0011, length=60, rng=rng))
+    X, y = keyed_stream(
+        rng,
+        disj,
+        lambda rng: without_tied_votes(_table(disj), *ol.random_stream(disj, target=0b0011, length=60, rng=rng)),
+        False,
+        "a random stream of disjunctions",
+    )
     out.append(checks.Stream("monotone disjunctions of 4 variables, random", X, y, params={"table": _table(disj)}))
     single = ol.singletons(12)
-    X, y = ol.one_per_round_adversary(single, target=12, rng=rng)  # its last vote, two concepts left, is tied
+    # its last vote, two concepts left, is tied
+    X, y = keyed_stream(
+        rng, single, lambda rng: ol.one_per_round_adversary(single, target=12, rng=rng), True, "a singletons stream"
+    )
     out.append(
         checks.Stream(
             "singletons on 12 points, one-per-round adversary, a tied vote at the end",

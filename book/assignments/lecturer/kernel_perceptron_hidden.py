@@ -2,12 +2,17 @@
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment kernel_perceptron --out scores.csv``.
+
+Keyed instances (``booktools.grading.course_key``): the three random DNF streams, the Theorem 4 family and the
+either-tie-rule stream, drawn by ``course_rng("kernel_perceptron/...")``, the DNF streams until each has a
+score of 0 with the label +1; the two streams on n = 70 are hand-made.
 """
 
 import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng, draw_until
 
 FUNCTION = "KernelPerceptronLearner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
@@ -28,10 +33,42 @@ def REFERENCE(n_features, kernel):
     return ol.KernelPerceptron(n_features, kernel)
 
 
+def margin_rule_differs(n_features, kernel):
+    """A condition on a stream (X, y): some round has a score of exactly 0 and the label +1.
+
+    There the reference predicts +1 and is right, so it leaves M alone, while the primal margin rule
+    (update when y * score <= 0) adds the example: the slip shows on every stream this holds of.
+    """
+
+    def condition(stream):
+        reference = REFERENCE(n_features, kernel)
+        margin = ol.KernelPerceptron(n_features, kernel, convention="margin")
+        for x, label in zip(*stream, strict=True):
+            reference.update(x, int(label))
+            margin.update(x, int(label))
+            if reference.n_updates != margin.n_updates:
+                return True
+        return False
+
+    return condition
+
+
+def dnf_stream(rng, n_features, kernel, terms, length, **options):
+    """A random DNF stream (keyed) on which the primal margin rule slips (``margin_rule_differs``)."""
+    return draw_until(
+        rng,
+        lambda rng: ol.monotone_dnf_stream(n_features, terms, length, rng, **options),
+        margin_rule_differs(n_features, kernel),
+        f"a DNF stream on {n_features} variables with a score of 0 and the label +1",
+    )
+
+
 def streams():
-    rng = np.random.default_rng(20260404)
+    """Six streams, one point each. Keyed (``course_rng``): the three random DNF streams, each drawn until it
+    has a round with a score of 0 and the label +1, and the Theorem 4 family; the last two are hand-made."""
+    rng = course_rng("kernel_perceptron/streams")
     out = []
-    X, y = ol.monotone_dnf_stream(8, [[0, 1, 2], [3, 4], [5, 6, 7]], 60, rng)
+    X, y = dnf_stream(rng, 8, ol.monotone_monomials(), [[0, 1, 2], [3, 4], [5, 6, 7]], 60)
     out.append(
         checks.Stream(
             "monotone DNF on 8 variables, monotone monomials",
@@ -40,13 +77,13 @@ def streams():
             params={"n_features": 8, "kernel": ol.monotone_monomials()},
         )
     )
-    X, y = ol.monotone_dnf_stream(7, [[0, 6], [2]], 50, rng, density=0.4)
+    X, y = dnf_stream(rng, 7, ol.all_conjunctions(), [[0, 6], [2]], 50, density=0.4)
     out.append(
         checks.Stream(
             "DNF on 7 variables, all conjunctions", X, y, params={"n_features": 7, "kernel": ol.all_conjunctions()}
         )
     )
-    X, y = ol.monotone_dnf_stream(9, [[1, 2], [4, 8]], 60, rng)
+    X, y = dnf_stream(rng, 9, ol.bounded_conjunctions(2), [[1, 2], [4, 8]], 60)
     out.append(
         checks.Stream(
             "DNF on 9 variables, conjunctions of at most 2 literals",
@@ -129,8 +166,8 @@ def either_tie_rule_stream() -> checks.Stream:
     M empty and a score of exactly 0, so the tie rule decides round 1 of every other stream, and a
     learner with "score > 0" differs from the reference there, whatever the stream. On this one a
     learner earns its point by matching the reference under either tie rule."""
-    rng = np.random.default_rng(20261129)
-    X, y = ol.monotone_dnf_stream(8, [[0, 1], [2, 5, 7]], 50, rng)
+    rng = course_rng("kernel_perceptron/either_tie_rule")
+    X, y = dnf_stream(rng, 8, ol.monotone_monomials(), [[0, 1], [2, 5, 7]], 50)
     return checks.Stream(
         "monotone DNF on 8 variables, either tie rule",
         X,

@@ -9,6 +9,10 @@ target x1...xn) and replays exactly with the monotone-monomial kernel, counting 
 Full points at the mistakes of the book's construction (Theorem 4 with a greedy constant-weight
 code, a = n/4 and b = n/8): ``target`` = 2 + t with t = floor((2^a - 1)/2^b) + 1, reached by
 ``REFERENCE`` on each instance and checked here.
+
+Keyed instances: none. The sizes n are written out here and are the same under every course key, so whoever
+reads this file knows them: keep it in a private folder (``--hidden-dir``) if that matters. The fixed seed in
+``REFERENCE`` draws the lecturer's own construction, not an instance: any valid stream earns the points.
 """
 
 import numpy as np

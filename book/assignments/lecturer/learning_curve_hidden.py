@@ -40,6 +40,10 @@ Every number the reference returns is computed with scalar ``math`` functions an
 LSODA on a one-dimensional system, evaluated at the end of an integration (no dense-output
 interpolation), so the recorded public checks are the same bits under every numpy dispatch
 (``tests/test_reproducible.py``).
+
+Keyed instances: none. The hidden (eta, z, p, R0) and (eta, p) are written out here and are the same under
+every course key, so whoever reads this file knows them: keep it in a private folder (``--hidden-dir``) if
+that matters.
 """
 
 import math

@@ -8,12 +8,16 @@ A certificate assignment: the student's ``mistake_tree(table)`` returns a tree, 
 the plain data the sandbox returned). A valid tree whose largest complete mistake tree (at any
 node) has depth q earns ``points * q / Ldim``; an invalid one earns 0 and is told which node broke which condition.
 Ldim is computed here once per class and passed as ``optimum``, so nothing searches twice.
+
+Keyed instances (``booktools.grading.course_key``): the random class, drawn by
+``course_rng("mistake_tree/cases")``; the other classes are named here.
 """
 
 import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng
 
 FUNCTION = "mistake_tree"
 KIND = "certificate"  # FUNCTION returns an object, verified exactly
@@ -99,7 +103,7 @@ def cases():
     32 levels. A deeper class would let a valid but lopsided tree pass the notebook's check and
     fail in the grader.
     """
-    rng = np.random.default_rng(20260707)
+    rng = course_rng("mistake_tree/cases")
     random_class = rng.random((60, 14)) < 0.5
     return [
         certificate("thresholds on 31 points", table_of(ol.thresholds(31))),

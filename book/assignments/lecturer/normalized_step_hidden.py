@@ -2,11 +2,16 @@
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment normalized_step --out scores.csv``.
+
+Keyed instances (``booktools.grading.course_key``): the random W and S of five cases, drawn by
+``course_rng("normalized_step/cases")``; the label of each is set from them, so each case stays a mistake or a
+correct prediction as its name says. The cases with W . S = 0 and N = 1 are hand-made.
 """
 
 import numpy as np
 
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng
 from onlinelib.reproducible import fixed_order_dot, fixed_order_squared_norms
 
 FUNCTION = "normalized_step"
@@ -56,7 +61,7 @@ def cases():
 
     No case has the answer W itself, so returning the input earns nothing.
     """
-    rng = np.random.default_rng(20260606)
+    rng = course_rng("normalized_step/cases")
     out = []
     for N, eta in ((50, 0.5), (200, 3.0)):
         W = _unit(rng.normal(size=N))

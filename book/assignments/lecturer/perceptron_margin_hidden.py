@@ -38,6 +38,9 @@ w_j = A_j u^ + B_j v with A_j >= j gamma; let b_j = |B_j|.
 
 ``tests/test_certificate_assignments.py`` checks the target on every case (the reference reaches
 it) and, independently of this proof, that no stream of grid points in the plane exceeds it.
+
+Keyed instances: none. The radii and margins are written out here and are the same under every course key, so
+whoever reads this file knows them: keep it in a private folder (``--hidden-dir``) if that matters.
 """
 
 import math

@@ -9,12 +9,17 @@ proof of Novikoff's theorem (QUESTIONS) is graded by hand against the rubric bel
 0 / half / full descriptors and the common errors, and the question a model proof for the
 markers. (Until issue 36 a part (b) asked for a stream meeting Novikoff's bound: that was
 Assignment 8's task, which the chapter's own cell answers, and is gone.)
+
+Keyed instances (``booktools.grading.course_key``): the five random streams, drawn by
+``course_rng("perceptron_proofs/streams")`` until each has a score of 0 with the label +1
+(``zero_score_positive``); the stream R e_1, ..., R e_16 is hand-made.
 """
 
 import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng, draw_until
 
 PARTS = {"PerceptronLearner": "learner"}
 TITLE = "Assignment 10: the Perceptron and Novikoff's theorem (chapter 3)"
@@ -206,24 +211,62 @@ def integer_stream(n_features, length, rng, max_weight=2):
     return X.astype(np.float64), np.where(X @ v > 0, 1, -1).astype(np.int8)
 
 
+def zero_score_positive(stream) -> bool:
+    """True if some round of (X, y) gives the reference a score of exactly 0 with the label +1.
+
+    There the reference predicts +1, is right, and still updates (y <w, x> <= 0): a learner that
+    updates only on its mistakes slips there (the recorded grading example's Ben), and a stream
+    without such a round would give it the point.
+    """
+    X, y = stream
+    w = np.zeros(X.shape[1])
+    for x, label in zip(X, y, strict=True):
+        score = float(np.dot(w, x))
+        if score == 0 and label == 1:
+            return True
+        if label * score <= 0:
+            w = w + label * x
+    return False
+
+
+def separable(d, length, margin, **options):
+    return lambda rng: ol.separable_stream(d, length, margin, rng, **options)[:2]
+
+
+def random_labels(rng):
+    X = rng.normal(size=(150, 5))
+    return X, np.where(rng.random(150) < 0.5, 1, -1).astype(np.int8)
+
+
+def zero_rows(rng):
+    X = rng.integers(-2, 3, size=(40, 4)).astype(np.float64)
+    X[::5] = 0.0  # the zero vector: score 0, an update that leaves w as it is
+    return X, np.where(rng.random(40) < 0.5, 1, -1).astype(np.int8)
+
+
 def streams():
-    """Six streams: random separable, integer (many exact ties), the tight sequence, noisy labels, zero rows."""
-    rng = np.random.default_rng(20261010)
+    """Six streams: random separable, integer (many exact ties), the tight sequence, noisy labels, zero rows.
+
+    The five random ones are keyed, each drawn until it has a score of 0 with the label +1
+    (``zero_score_positive``); the tight sequence has none (every label is -1).
+    """
+    rng = course_rng("perceptron_proofs/streams")
+
+    def keyed(draw, what):
+        return draw_until(rng, draw, zero_score_positive, f"{what} with a score of 0 and the label +1")
+
     out = []
-    X, y, _ = ol.separable_stream(8, 300, 0.1, rng)
+    X, y = keyed(separable(8, 300, 0.1), "a separable stream")
     out.append(checks.Stream("separable, d = 8, margin 0.1, 300 rounds", X, y, params={"n_features": 8}))
-    X, y, _ = ol.separable_stream(3, 200, 0.05, rng, radius=5.0)
+    X, y = keyed(separable(3, 200, 0.05, radius=5.0), "a separable stream")
     out.append(checks.Stream("separable, d = 3, radius 5, 200 rounds", X, y, params={"n_features": 3}))
-    X, y = integer_stream(6, 200, rng)
+    X, y = keyed(lambda rng: integer_stream(6, 200, rng), "an integer stream")
     out.append(checks.Stream("integer instances, d = 6, exact ties", X, y, params={"n_features": 6}))
     X, y, _ = ol.perceptron_lower_bound_stream(0.25, 1.0)
     out.append(checks.Stream("R e_1, ..., R e_16 labelled -1 (every score 0)", X, y, params={"n_features": 16}))
-    X = rng.normal(size=(150, 5))
-    y = np.where(rng.random(150) < 0.5, 1, -1).astype(np.int8)
+    X, y = keyed(random_labels, "a stream of random labels")
     out.append(checks.Stream("random labels (not separable), d = 5", X, y, params={"n_features": 5}))
-    X = rng.integers(-2, 3, size=(40, 4)).astype(np.float64)
-    X[::5] = 0.0  # the zero vector: score 0, an update that leaves w as it is
-    y = np.where(rng.random(40) < 0.5, 1, -1).astype(np.int8)
+    X, y = keyed(zero_rows, "a stream with zero rows")
     out.append(checks.Stream("zero rows among integer rows, d = 4", X, y, params={"n_features": 4}))
     return out
 

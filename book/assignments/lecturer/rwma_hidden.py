@@ -2,6 +2,8 @@
 
 Lecturer edition only: the student-edition builder removes ``book/assignments/**/lecturer/``.
 Run by ``python -m booktools grade SUBMISSIONS --assignment rwma --out scores.csv``.
+
+Keyed instances (``booktools.grading.course_key``): all six streams, drawn by ``course_rng("rwma/cases")``.
 """
 
 import functools
@@ -11,6 +13,7 @@ import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng
 from onlinelib.experts import check_expert_stream
 
 FUNCTION = "rwma_mistake_probabilities"
@@ -64,7 +67,7 @@ def REFERENCE(P, y, eta):
 
 
 def cases():
-    rng = np.random.default_rng(20260303)
+    rng = course_rng("rwma/cases")
     out = []
     P, y = ol.iid_experts(200, rng.uniform(0.3, 0.9, size=8), rng)
     out.append(checks.Case("eight i.i.d. experts, eta = 0.25", (P, y, 0.25)))

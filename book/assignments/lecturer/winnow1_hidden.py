@@ -10,6 +10,10 @@ the learner made the reference's mistakes and its promotions and eliminations (t
 in every round: a bound that a learner meets by doing nothing (weights all 1, u = v = 0) earns
 nothing on its own. The written proof of the chapter's three lemmas and its theorem (``QUESTIONS``,
 issue 36) is graded by hand against the rubric below.
+
+Keyed instances (``booktools.grading.course_key``): the five random disjunction streams, drawn by
+``course_rng("winnow1/streams")``; the promotion adversary's stream and the stream of ties at theta = 4 are
+hand-made.
 """
 
 import math
@@ -18,6 +22,7 @@ import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng, draw_until
 
 FUNCTION = "Winnow1Learner"
 KIND = "learner"  # FUNCTION builds a learner, which stays in the sandbox and is played round by round
@@ -200,6 +205,29 @@ def without_scores_at_theta(n, theta, X, y):
     return X[keep], y[keep]
 
 
+def scores_reach(n, theta, value):
+    """A condition on a stream (X, y, relevant): some round gives the reference the score ``value`` exactly.
+
+    Exact for the same reason as ``without_scores_at_theta``. A keyed stream is drawn until it holds,
+    so that the slip its name stands for (the tie rule, a threshold rounded up) shows on it.
+    """
+
+    def condition(stream):
+        learner = REFERENCE(n, theta)
+        for x, label in zip(stream[0], stream[1], strict=True):
+            if float(np.dot(learner.weights, x)) == value:
+                return True
+            learner.update(x, int(label))
+        return False
+
+    return condition
+
+
+def keyed(rng, draw, n, theta, value, what):
+    """``draw(rng)`` again until the reference scores exactly ``value`` in some round (``scores_reach``)."""
+    return draw_until(rng, draw, scores_reach(n, theta, value), f"{what} with a score of {value:g}")
+
+
 def streams():
     """Seven streams, two points each (the agreement and the lemmas).
 
@@ -208,8 +236,11 @@ def streams():
     a wrong tie rule (w.x >= theta) costs only the three streams with scores equal to theta. A
     threshold rounded to an integer costs only the last two, and an ignored theta argument only the
     three that give one.
+
+    Keyed (``course_rng``): the five random streams; the three that stand for a slip are drawn until
+    the reference scores exactly theta (n = 24), 18 (n = 35) or 3 (n = 12) in some round.
     """
-    rng = np.random.default_rng(20260202)
+    rng = course_rng("winnow1/streams")
     out = []
     X, y, rel = ol.disjunction_stream(32, 3, 200, rng)
     X, y = without_scores_at_theta(32, None, X, y)
@@ -223,7 +254,7 @@ def streams():
             "n = 20, k = 1, six active bits, no score equal to theta", X, y, params={"n": 20}, info={"relevant": rel}
         )
     )
-    X, y, rel = ol.disjunction_stream(24, 4, 150, rng)
+    X, y, rel = keyed(rng, lambda rng: ol.disjunction_stream(24, 4, 150, rng), 24, 3, 3, "n = 24")
     out.append(
         checks.Stream(
             "n = 24, k = 4, theta = 3 given, scores equal to theta",
@@ -260,7 +291,7 @@ def streams():
     )
     # n odd: the default theta = n/2 = 17.5 is not an integer. Scores are integers (weights are 0 or
     # powers of 2), so a score of 18 is +1 here and -1 for a threshold rounded up to 18.
-    X, y, rel = ol.disjunction_stream(35, 2, 60, rng, active=18)
+    X, y, rel = keyed(rng, lambda rng: ol.disjunction_stream(35, 2, 60, rng, active=18), 35, None, 18, "n = 35")
     out.append(
         checks.Stream(
             "n = 35 (odd), default theta = 17.5 (not an integer), 18 active bits",
@@ -271,7 +302,7 @@ def streams():
         )
     )
     # A threshold that is not an integer, given explicitly: scores of 3 are +1 (3 > 2.5).
-    X, y, rel = ol.disjunction_stream(12, 2, 60, rng, active=3)
+    X, y, rel = keyed(rng, lambda rng: ol.disjunction_stream(12, 2, 60, rng, active=3), 12, 2.5, 3, "n = 12")
     out.append(
         checks.Stream(
             "n = 12, k = 2, theta = 2.5 given (not an integer), three active bits",

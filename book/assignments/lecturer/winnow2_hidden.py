@@ -28,6 +28,10 @@ Three parts.
 
 Known gap: the exact replay inside the verifier (``onlinelib.certificates_winnow``) cannot be
 removed, since the notebook's public check of part (b) runs the verifier in the sandbox.
+
+Keyed instances (``booktools.grading.course_key``): the random rows of eight streams of part (a), drawn by
+``course_rng("winnow2/streams")``; the rows that set up a tie, and the chapter's two searched sequences
+(seeded 0, as in the chapter), are the same under every key, as are the sizes N of part (b).
 """
 
 import functools
@@ -37,6 +41,7 @@ import numpy as np
 
 import onlinelib as ol
 from booktools.grading import checks
+from booktools.grading.course_key import course_rng, current_key, draw_until
 from onlinelib.certificates import verify_certificate
 from onlinelib.certificates_winnow import notes_bound_target
 
@@ -244,31 +249,82 @@ def _labelled(X, relevant):
     return X, np.where(X[:, relevant].any(axis=1), 1, -1).astype(np.int8)
 
 
+def _dyadic(value: Fraction) -> bool:
+    """True if ``value`` is a float exactly (a denominator that is a power of 2, a small numerator)."""
+    return value.denominator & (value.denominator - 1) == 0 and abs(value.numerator) < 2**50
+
+
+def tie_profile(n, alpha, theta, ties: bool, promotions_only: bool = False):
+    """A condition on a stream (X, y): the ties its name claims, and none that floats could decide.
+
+    Played by ``ReferenceWinnow2``. With ``ties``, some score equals theta (where the other tie rule,
+    +1 at w.x = theta, first plays differently), every weight in a tied score is a float exactly (so
+    a float sum gets the tie right) and every other score is more than 1e-9 (relative) from theta;
+    without, every score is more than 1e-6 from theta. With ``promotions_only``, the run has no
+    demotion, so a learner that counts its demotions as promotions still earns that stream's point
+    (issue 36, partial credit). The keyed streams are drawn until this holds
+    (``tests/test_assignment_winnow2.py`` checks it again, with ``onlinelib.Winnow2`` in floats).
+    """
+
+    def condition(stream):
+        learner = ReferenceWinnow2(n, alpha, theta)
+        tied = False
+        for x, label in zip(*stream, strict=True):
+            weights = [learner._exact(int(e)) for e in learner._exponents[learner._active(x)]]
+            gap = abs(sum(weights, Fraction(0)) / learner.theta - 1)
+            if gap == 0 and ties and all(_dyadic(w) for w in weights):
+                tied = True
+            elif gap <= (Fraction(1, 10**9) if ties else Fraction(1, 10**6)):
+                return False
+            learner.update(x, int(label))
+        return tied == ties and not (promotions_only and learner.demotions)
+
+    return condition
+
+
 @functools.cache
-def _streams():
-    rng = np.random.default_rng(20261313)
+def _streams(key: bytes):
+    rng = course_rng("winnow2/streams", key)
     out = []
 
     def add(name, X, y, n, alpha, theta=None):
         params = {"n": n, "alpha": alpha} if theta is None else {"n": n, "alpha": alpha, "theta": theta}
         out.append(checks.Stream(name, np.asarray(X, dtype=np.uint8), np.asarray(y, dtype=np.int8), params=params))
 
+    def keyed(draw, n, alpha, theta, ties, promotions_only=False):
+        condition = tie_profile(n, alpha, theta, ties, promotions_only)
+        return draw_until(rng, draw, condition, f"a stream on N = {n} ({ties=}, {promotions_only=})")
+
+    def disjunction(n, k, length, **options):
+        return lambda rng: ol.disjunction_stream(n, k, length, rng, **options)[:2]
+
     # free of ties: no score of the run equals theta (checked in the tests, exactly)
-    X, y, _ = ol.disjunction_stream(16, 2, 200, rng)
+    X, y = keyed(disjunction(16, 2, 200), 16, Fraction(3, 2), 16, False)
     add("no ties: N = 16, k = 2, alpha = 3/2, theta = 16, random", X, y, 16, Fraction(3, 2), 16)
-    X, y, _ = ol.disjunction_stream(40, 3, 200, rng)
+    X, y = keyed(disjunction(40, 3, 200), 40, 2, Fraction(64, 3), False)
     add("no ties: N = 40, k = 3, alpha = 2, theta = 64/3", X, y, 40, 2, Fraction(64, 3))
-    X, y, _ = ol.disjunction_stream(24, 1, 200, rng)
+    X, y = keyed(disjunction(24, 1, 200), 24, Fraction(11, 10), 20, False)
     add("no ties: N = 24, k = 1, alpha = 11/10, theta = 20", X, y, 24, Fraction(11, 10), 20)
-    X, y, _ = ol.disjunction_stream(100, 4, 200, rng, active=8)
+    X, y = keyed(disjunction(100, 4, 200, active=8), 100, Fraction(3, 2), 25, False)
     add("no ties: N = 100, k = 4, alpha = 3/2, theta = 25, eight ones per row", X, y, 100, Fraction(3, 2), 25)
     # with ties: some score equals theta exactly (predicted -1)
-    X, _, _ = ol.disjunction_stream(8, 2, 120, rng)
-    X, y = _labelled(np.vstack([np.ones((1, 8)), X]), [2, 5])
+    X, y = keyed(
+        lambda rng: _labelled(np.vstack([np.ones((1, 8)), ol.disjunction_stream(8, 2, 120, rng)[0]]), [2, 5]),
+        8,
+        2,
+        None,
+        True,
+    )
     add("ties: N = 8, alpha = 2, theta not given (= N), the all-ones row first", X, y, 8, 2)
     promoted = np.repeat(np.eye(10, dtype=np.uint8)[:2], 5, axis=0)  # w_0, w_1 promoted while <= (3/2)^4
-    X, _, _ = ol.disjunction_stream(10, 2, 100, rng)
-    X, y = _labelled(np.vstack([promoted, X]), [0, 1])
+    X, y = keyed(
+        lambda rng: _labelled(np.vstack([promoted, ol.disjunction_stream(10, 2, 100, rng)[0]]), [0, 1]),
+        10,
+        Fraction(3, 2),
+        Fraction(81, 16),
+        True,
+        promotions_only=True,
+    )
     add(
         "ties: N = 10, alpha = 3/2, theta = (3/2)^4, relevant unit vectors first",
         X,
@@ -277,8 +333,12 @@ def _streams():
         Fraction(3, 2),
         Fraction(81, 16),
     )
-    X = (rng.random((150, 12)) < 0.5).astype(np.uint8)
-    y = np.where(rng.random(150) < 0.5, 1, -1).astype(np.int8)
+
+    def random_labels(rng):
+        X = (rng.random((150, 12)) < 0.5).astype(np.uint8)
+        return X, np.where(rng.random(150) < 0.5, 1, -1).astype(np.int8)
+
+    X, y = keyed(random_labels, 12, 2, 6, True)
     add("ties: N = 12, alpha = 2, theta = 6, random labels (no target)", X, y, 12, 2, 6)
     # nine weights demoted twice to 4/9 each, then the same nine: w.x = 4 = theta exactly, predicted -1
     # (a float sum of the nine 4/9s comes out above 4, so a float learner demotes a third time)
@@ -302,7 +362,7 @@ def _streams():
 
 def streams():
     """Ten streams: four free of ties, six with scores equal to theta (two whose ties floats get wrong)."""
-    return list(_streams())
+    return list(_streams(current_key()))
 
 
 # -- part (b): the certificate ---------------------------------------------------------------------------

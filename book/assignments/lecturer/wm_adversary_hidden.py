@@ -12,6 +12,10 @@ valid stream, found by ``onlinelib.wm_search.weighted_majority_optimum`` (a memo
 the experts' mistake counts, whose docstring proves why it is exhaustive) and used as ``target``:
 a valid stream earns ``points * M / optimum``. Every instance here is small enough for the search
 (at most 1,604 states, see ``STATES``); the reference is the search's own stream.
+
+Keyed instances: none. The (N, eta, m) of the instances are written out here and are the same under every
+course key, so whoever reads this file knows them: keep it in a private folder (``--hidden-dir``) if that
+matters.
 """
 
 from fractions import Fraction
