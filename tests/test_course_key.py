@@ -444,10 +444,13 @@ def test_grading_runs_from_a_lecturer_kit_outside_the_repository(tmp_path):
     assert "public test key" not in stderr
 
 
-@pytest.mark.parametrize("key", ["1d" * 32, "e7" * 32, "another course, another term: a passphrase"])
-def test_under_any_key_every_hidden_file_builds_its_instances_and_the_reference_earns_every_point(no_key, key):
+def test_under_any_key_every_hidden_file_builds_its_instances_and_the_reference_earns_every_point(no_key):
     """A lecturer's own key must give a working assignment: every keyed draw finds its condition
-    (``draw_until``) and the reference passes every check, for the same maximum as the public key's."""
+    (``draw_until``) and the reference passes every check, for the same maximum as the public key's.
+
+    One key other than the public one here (each key grades all sixteen references, about 25 s);
+    when the hidden files change, run this with more keys (e.g. ``secrets.token_hex(32)``)."""
+    key = "another course, another term: a passphrase"
     maxima = {}
     for path in sorted(LECTURER.glob("*_hidden.py")):
         name = path.name[: -len("_hidden.py")]
