@@ -49,10 +49,12 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/pip install --quiet --disable-pip-version-check pip==$(PIP_VERSION)
 	@echo "installing $$(grep -c '^[^#[:space:]]' requirements.txt) packages into $(VENV) (about 2 minutes the first time)"
-	@# one line per package pip collects, numbered, so a first install shows its progress
+	@# one numbered line per pin pip takes up (from PyPI: Collecting; a local wheel: Processing; the
+	@# repository itself: Obtaining), so a first install shows its progress
 	@$(VENV)/bin/pip install --disable-pip-version-check --progress-bar off -r requirements.txt | \
-		awk -v total=$$(grep -c '^[^#[:space:]]' requirements.txt) \
-		'/^Collecting /{ printf "  [%d/%d] %s\n", ++n, total, $$2; fflush() }'
+		awk -v total=$$(grep -c '^[^#[:space:]]' requirements.txt) '/^(Collecting|Processing|Obtaining) /{ \
+			name = ($$1 == "Obtaining") ? "onlinelib-book (this repository, editable)" : $$2; sub(/.*\//, "", name); \
+			printf "  [%d/%d] %s\n", ++n, total, name; fflush() }'
 	@touch $@
 
 FORCE:

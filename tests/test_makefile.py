@@ -238,7 +238,7 @@ STAND_IN = """#!/bin/sh
 # `-m venv DIR` makes a stand-in venv: its python is this script, its pip logs its arguments.
 if [ "$1" = -m ] && [ "$2" = venv ]; then
   mkdir -p "$3/bin" && echo "version = {version}" > "$3/pyvenv.cfg" && cp "$0" "$3/bin/python" || exit 1
-  printf '#!/bin/sh\\necho "$*" >> "%s/pip.log"\\ncase "$*" in *" -r "*) echo "Collecting alpha==1.0"; echo "  Using cached alpha"; echo "Collecting beta==2.0";; esac\\n' "$3" > "$3/bin/pip" && chmod +x "$3/bin/pip"
+  printf '#!/bin/sh\\necho "$*" >> "%s/pip.log"\\ncase "$*" in *" -r "*) echo "Obtaining file:///repo (from -r requirements.txt (line 7))"; echo "Collecting alpha==1.0"; echo "  Using cached alpha"; echo "Processing /wheels/beta-2.0-py3-none-any.whl (from -r requirements.txt)";; esac\\n' "$3" > "$3/bin/pip" && chmod +x "$3/bin/pip"
   exit
 fi
 PYTHONPATH={site} exec {real} "$@"
@@ -329,8 +329,9 @@ def test_a_venv_of_another_python_is_made_again(tmp_path, made_by, finished):
     assert done.stdout.splitlines() == [
         f"{venv} has {what}, not 3.11 ({python}): making it again",
         f"installing 3 packages into {venv} (about 2 minutes the first time)",
-        "  [1/3] alpha==1.0",  # the progress: one numbered line per package pip collects
-        "  [2/3] beta==2.0",
+        "  [1/3] onlinelib-book (this repository, editable)",  # the progress: a numbered line per pin
+        "  [2/3] alpha==1.0",
+        "  [3/3] beta-2.0-py3-none-any.whl",
     ]
     assert _minor(venv / "bin" / "python") == "3.11" and (venv / ".installed").exists()
     log = (venv / "pip.log").read_text().splitlines()
