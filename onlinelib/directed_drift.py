@@ -466,6 +466,42 @@ class DirectedDriftChain:
         q = float(self.mistake_probability(d)) if self.exact else math.exp(self._log_mistake[d])
         return math.exp(threshold * math.log1p(-q)) if q < 1 else 0.0
 
+    def correct_stop_probability(self, delta: float, d0: int | None = None) -> float:
+        """P(step D3 stops with w = w*), from d0 or a uniformly random start (floats; chapter 7).
+
+        The complement of :meth:`wrong_stop_probability`, solved as its own system rather than as
+        ``1 - wrong``: in doubles, ``1 - wrong`` is 0 or a multiple of 2^-53 once the true value is
+        below about 1e-16 (at n = 101, delta = 0.1 it is about 5e-18). With f_0 = 1 and
+        f_d = (1 - s_d)(p_d f_{d-1} + (1 - p_d) f_{d+1}) for d >= 1, the elimination of
+        :meth:`wrong_stop_probability` gives f_d = a_d + b_d f_{d+1} with every a_d, b_d a ratio of
+        non-negative terms, so tiny values keep their relative accuracy.
+        """
+        from scipy.special import gammaln  # here, not at import: onlinelib stays light
+
+        threshold = confidence_threshold(self.n, delta)
+        n = self.n
+        a, b, g = np.zeros(n + 1), np.zeros(n + 1), np.ones(n + 1)
+        a[0] = 1.0  # f_0 = 1: at w = w* no mistake comes, and D3 stops there
+        for d in range(1, n + 1):
+            s = self.sojourn_stop_probability(d, threshold)
+            p = float(self.good_flip_probability(d))
+            c = (1 - s) * p
+            e = (1 - s) * (1 - p) if d < n else 0.0
+            pivot = s + e + c * g[d - 1]  # 1 - c b_{d-1}, as a sum of non-negative terms
+            a[d] = c * a[d - 1] / pivot
+            b[d] = e / pivot
+            g[d] = (s + c * g[d - 1]) / pivot
+        f = np.zeros(n + 1)
+        f[0], f[n] = 1.0, a[n]
+        for d in range(n - 1, 0, -1):
+            f[d] = a[d] + b[d] * f[d + 1]
+        f = np.clip(f, 0.0, 1.0)  # rounding only
+        if d0 is not None:
+            return float(f[check_int(d0, "d0", low=0, high=n)])
+        log_weights = gammaln(n + 1) - gammaln(np.arange(n + 1) + 1) - gammaln(n - np.arange(n + 1) + 1)
+        weights = np.exp(log_weights - n * math.log(2))
+        return float(np.clip(weights @ f / weights.sum(), 0.0, 1.0))
+
     def wrong_stop_probability(self, delta: float, d0: int | None = None) -> float:
         """P(step D3 stops with w != w*), from d0 or a uniformly random start (floats).
 

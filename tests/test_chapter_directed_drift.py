@@ -128,6 +128,54 @@ def test_wrong_stop_probability_matches_the_dense_solve_for_small_n(n, delta):
     assert chain.wrong_stop_probability(delta) == pytest.approx(weights @ h, abs=1e-10)
 
 
+def _exact_correct_stop_probability(n: int, delta: float) -> Fraction:
+    """P(D3 stops at w*) from a uniform start, by the elimination of ``correct_stop_probability`` in
+    Fractions on the exact chain: f_0 = 1, f_d = (1 - s_d)(p_d f_{d-1} + (1 - p_d) f_{d+1})."""
+    chain = dd.DirectedDriftChain(n, exact=True)
+    T = dd.confidence_threshold(n, delta)
+    a, b = [Fraction(1)], [Fraction(0)]
+    for d in range(1, n + 1):
+        q, p = chain.mistake_probability(d), chain.good_flip_probability(d)
+        s = (1 - q) ** T
+        c, e = (1 - s) * p, ((1 - s) * (1 - p) if d < n else Fraction(0))
+        pivot = 1 - c * b[d - 1]
+        a.append(c * a[d - 1] / pivot)
+        b.append(e / pivot)
+    f = [Fraction(1)] + [Fraction(0)] * n
+    f[n] = a[n]
+    for d in range(n - 1, 0, -1):
+        f[d] = a[d] + b[d] * f[d + 1]
+    return sum(Fraction(math.comb(n, d), 2**n) * f[d] for d in range(n + 1))
+
+
+@pytest.mark.parametrize("n, delta", [(9, 0.1), (21, 0.01), (41, 0.1), (61, 0.1)])
+def test_correct_stop_probability_is_exact_where_one_minus_wrong_is_not(n, delta):
+    """Issue 38 (chapter 7): the chapter's "exact P(correct) = 2.2e-16" at n = 101 was 1 - fl(P(wrong)),
+    machine epsilon. The complementary system keeps its relative accuracy: against Fractions, 1e-10
+    relative (the chain's rates are floats from logs for n > 40: about 1e-12 here); at n = 61 the old
+    1 - P(wrong) is off by more than 1e-8 relative, so this test tells the two apart."""
+    chain = dd.DirectedDriftChain(n)
+    exact = _exact_correct_stop_probability(n, delta)
+    got = chain.correct_stop_probability(delta)
+    assert abs(Fraction(got) - exact) <= Fraction(1, 10**10) * exact, (got, float(exact))
+    assert abs(got + chain.wrong_stop_probability(delta) - 1) <= 1e-12
+    if n == 61:
+        old = 1 - chain.wrong_stop_probability(delta)
+        assert abs(Fraction(old) - exact) > Fraction(1, 10**8) * exact, (old, float(exact))
+
+
+def test_correct_stop_probability_below_machine_epsilon_at_n_101():
+    """At n = 101, delta = 0.1 the probability is about 5e-18 (exact Fraction elimination: 4.546e-18,
+    55 s, so not run here): far below 2^-53, where 1 - P(wrong) can only say 0 or 2.2e-16."""
+    chain = dd.DirectedDriftChain(101)
+    got = chain.correct_stop_probability(0.1)
+    assert 1e-19 < got < 1e-16, got
+    one_minus_wrong = 1 - chain.wrong_stop_probability(0.1)  # exact (Sterbenz): whole steps of 2^-53
+    assert (one_minus_wrong / 2.0**-53).is_integer() and one_minus_wrong <= 2.0**-49, one_minus_wrong
+    with pytest.raises(ValueError):
+        chain.correct_stop_probability(0.0)
+
+
 def test_wrong_stop_probability_is_a_probability_for_large_n():
     # A dense solve is exponentially ill-conditioned here; the elimination must stay in [0, 1]
     # and increase with n towards 1 (chapter 7, D3).
