@@ -705,6 +705,32 @@ def set_repository_url(config_path: Path, url: str) -> None:
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
 
 
+def link_student_repository(root: Path, src_out: Path, repository_url: str | None, repo: Path | None) -> None:
+    """Point the student sources' links at the student repository, and write that repository (``--repo``).
+
+    The URL is ``repository_url`` or else ``student.repository.url`` (:func:`student_settings`); it is
+    written into the copy's ``repository.url`` always, so the full repository's never carries over, and
+    one equal to the full repository's is refused.
+    """
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
+    url = student_settings(config)["url"] if repository_url is None else repository_url.strip()
+    full_url = str((config.get("repository") or {}).get("url") or "").strip()
+    if url and full_url and url.rstrip("/") == full_url.rstrip("/"):
+        raise SystemExit(
+            f"the student edition's repository URL is the full repository's ({url}): its Binder and clone "
+            "links would hand out every solution; use a repository made by --repo"
+        )
+    set_repository_url(src_out / "_config.yml", url)
+    print(f"student edition's repository.url: {url!r}" + ("" if url else " (no Binder, Live Code or clone links)"))
+    if repo is not None:
+        made = student_repo.write_student_repo(root, src_out, repo, str(config.get("title") or "Course book"))
+        print(
+            f"student repository in {repo.resolve()}: {made['files']} files; "
+            + (f"commit {made['commit']}" if made["commit"] else "unchanged, no commit")
+            + (f"; push it to {url}" if url else "; set student.repository.url in _config.yml to where you push it")
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Build the student edition of the book: every solution and lecturer-only "
@@ -772,23 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for name in summary["left out"]:
         print(f"  left out {name}")
-    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8")) or {}
-    url = student_settings(config)["url"] if args.repository_url is None else args.repository_url.strip()
-    full_url = str((config.get("repository") or {}).get("url") or "").strip()
-    if url and full_url and url.rstrip("/") == full_url.rstrip("/"):
-        raise SystemExit(
-            f"the student edition's repository URL is the full repository's ({url}): its Binder and clone "
-            "links would hand out every solution; use a repository made by --repo"
-        )
-    set_repository_url(src_out / "_config.yml", url)  # always: the full repository's URL never carries over
-    print(f"student edition's repository.url: {url!r}" + ("" if url else " (no Binder, Live Code or clone links)"))
-    if args.repo is not None:
-        made = student_repo.write_student_repo(root, src_out, args.repo, str(config.get("title") or "Course book"))
-        print(
-            f"student repository in {args.repo.resolve()}: {made['files']} files; "
-            + (f"commit {made['commit']}" if made["commit"] else "unchanged, no commit")
-            + (f"; push it to {url}" if url else "; set student.repository.url in _config.yml to where you push it")
-        )
+    link_student_repository(root, src_out, args.repository_url, args.repo)
     if args.no_build:
         return 0
 

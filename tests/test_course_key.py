@@ -36,6 +36,7 @@ from booktools.grading.course_key import (
 )
 from booktools.grading.hidden import load_hidden
 from booktools.grading.isolation import WORKER_ENV, check_key_not_mounted, find_bwrap
+from examples import MYST_HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
 LECTURER = ROOT / "book" / "assignments" / "lecturer"
@@ -273,18 +274,9 @@ def test_the_sandbox_environment_holds_no_key_and_no_key_file_is_mounted(no_key,
         check_key_not_mounted(["bwrap", "--ro-bind", str(tmp_path / "home"), "/x"])
 
 
-HUNT = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-    format_version: 0.13
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+HUNT = (
+    MYST_HEADER
+    + """
 # Attack: read the course key from the environment, the key files and /proc
 
 ```{code-cell} ipython3
@@ -331,6 +323,7 @@ class HalvingLearner:
         self.alive &= self.table[:, x] == (y == 1)
 ```
 """
+)
 
 
 def grade(folder: Path, out: Path, env: dict, *extra: str, cwd: Path = ROOT) -> tuple[dict, str]:

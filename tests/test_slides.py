@@ -24,24 +24,13 @@ from pathlib import Path
 import pytest
 
 from booktools import slides, slides_check
-from examples import need_browser
+from examples import MYST_HEADER, need_browser
 
 ROOT = Path(__file__).resolve().parents[1]
 # the full build's executed notebooks (SLIDES_EXECUTED: those of another build)
 EXECUTED = Path(os.environ.get("SLIDES_EXECUTED", ROOT / "_build" / "jupyter_execute"))
 
-HEADER = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-    format_version: 0.13
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-"""
+HEADER = MYST_HEADER
 
 CHAPTER = (
     HEADER
