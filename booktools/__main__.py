@@ -16,8 +16,8 @@ COMMANDS = {
     "slides": ("booktools.slides", "build every chapter's reveal.js slides from its own statements and figures"),
     "release": ("booktools.release", "make a release's files: changelog, PDF, hand-outs, slides"),
     "lms": ("booktools.grading.lms", "export gradebooks for Canvas or Moodle"),
-    "tolerances": ("booktools.tolerances", "list every chapter assert with a tolerance and the reason for it"),
     "new-assignment": ("booktools.new_assignment", "scaffold a new assignment: notebook, hidden file, index row"),
+    "tolerances": ("booktools.tolerances", "list every chapter assert with a tolerance and the reason for it"),
 }
 
 

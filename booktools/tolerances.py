@@ -190,7 +190,9 @@ def scan_text(text: str, path: str = "<page>") -> list[ToleranceAssert]:
         try:
             tree = ast.parse(python)
         except SyntaxError as error:
-            raise ValueError(f"{path}:{start + (error.lineno or 1) - 1}: a code cell does not parse: {error.msg}")
+            raise ValueError(
+                f"{path}:{start + (error.lineno or 1) - 1}: a code cell does not parse: {error.msg}"
+            ) from error
         for node in ast.walk(tree):
             if isinstance(node, ast.Assert) and has_tolerance(node):
                 kind, why = _reason(lines, node.lineno, node.end_lineno or node.lineno)

@@ -51,6 +51,7 @@ def test_help_lists_every_command():
             "release",
             "lms",
             "new-assignment",
+            "tolerances",
         ]
     )
 
