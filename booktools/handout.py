@@ -8,7 +8,7 @@ Usage::
 A hand-out is one folder holding exactly ``NAME.ipynb``, ``NAME.md`` and ``NAME_public.json``:
 
 * ``NAME.md`` is ``book/assignments/NAME.md`` as the student edition has it: every solution and
-  every lecturer-only cell or block removed by ``booktools.student_edition.strip_solutions``, the
+  every lecturer-only cell or block removed by ``booktools.solution_fences.strip_solutions``, the
   student-id cells put first;
 * ``NAME.ipynb`` is that stripped notebook written by jupytext: no outputs, the source's
   kernelspec, and cell ids numbered in order, so the same sources give the same files;
@@ -38,7 +38,8 @@ from pathlib import Path
 import jupytext
 
 from booktools.notebooks import is_myst_notebook
-from booktools.student_edition import SolutionSyntaxError, _check_clean, is_lecturer_path, strip_solutions
+from booktools.solution_fences import SolutionSyntaxError, strip_solutions
+from booktools.student_edition import _check_clean, is_lecturer_path
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "book" / "assignments"

@@ -21,7 +21,7 @@ deck source (MyST Markdown) is generated from the chapter file itself:
   older than the chapter is refused ("run make book first"), never shown.
 
 Solutions and lecturer-only material never reach a deck: the blocks that the student edition
-removes (``booktools.student_edition.find_removals``: solutions, gated solutions, lecturer-only
+removes (``booktools.solution_fences.find_removals``: solutions, gated solutions, lecturer-only
 cells and directives) are skipped with all they contain, and proofs are not shown.
 
 Why figures come from the full build rather than from running the chapters here: ``make book``
@@ -60,7 +60,7 @@ from mdit_py_plugins.myst_blocks import myst_block_plugin
 from sphinx_external_toc.parsing import parse_toc_yaml
 
 from booktools.notebooks import read_notebook
-from booktools.student_edition import LECTURER_TAG, Fence, fences, find_removals
+from booktools.solution_fences import LECTURER_TAG, Fence, fences, find_removals
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = Path("_build/slides")

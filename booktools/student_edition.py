@@ -20,8 +20,7 @@ What is removed from every MyST Markdown file (``*.md``):
   ``+++ {"tags": ["lecturer-only"]}`` (up to the next ``+++`` or code cell).
 
 Code fences, directives and ``+++`` markers are found as myst-parser finds them when it builds
-the book: markdown-it-py with the front-matter, MyST-block and colon-fence plugins, and the
-Markdown content of every directive (but code cells, maths and the like) is parsed the same way.
+the book (``booktools/solution_fences.py``).
 
 Files are left out of the copy if any part of their path is a directory named ``lecturer``
 (e.g. ``book/assignments/a1/lecturer/``) or contains ``_lecturer`` (e.g.
@@ -37,7 +36,7 @@ reached any file of the build.
 A chapter is executed again only if it has to be. ``make book`` has just run the same code: a
 student page whose code cells are the full page's, and whose executed notebook in
 ``_build/jupyter_execute`` is newer than the page, the library and the chapter's module, takes
-its outputs from there (through a jupyter-cache, :func:`reuse_executed_outputs`); a page that
+its outputs from there (through a jupyter-cache, ``booktools/output_reuse.py``); a page that
 lost code to the stripping, or that the full build has not run since a change, is executed, and
 must pass, as before. ``--execute-all`` executes every page afresh.
 """
@@ -52,313 +51,32 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from glob import escape as glob_escape
 from pathlib import Path
 
 import yaml
-from markdown_it import MarkdownIt
-from mdit_py_plugins.colon_fence import colon_fence_plugin
-from mdit_py_plugins.front_matter import front_matter_plugin
-from mdit_py_plugins.myst_blocks import myst_block_plugin
 
-from _ext.chapter_modules import library_files, output_sources
 from booktools import student_repo
+from booktools.output_reuse import CACHE_NAME, DEFAULT_EXECUTED, reuse_executed_outputs, use_cache
+from booktools.solution_fences import (
+    LECTURER_TAG,
+    Removed,
+    SolutionSyntaxError,
+    _words,
+    find_removals,
+    strip_notebook,
+    strip_solutions,
+)
 from booktools.toc import toc_entries, toc_globs
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SRC_OUT = Path("_build/student_src")
 DEFAULT_OUT = Path("_build/student")
-LECTURER_TAG = "lecturer-only"
 
 # Top-level items that the book build needs besides the files named in _toc.yml.
 ALWAYS_COPY = ["_config.yml", "_toc.yml", "_static", "_templates"]
 # Never copied, wherever they are.
 SKIP_NAMES = {"_build", "__pycache__", ".ipynb_checkpoints", ".jupyter_cache", ".git", ".DS_Store"}
-
-# The block structure of MyST Markdown as myst-parser reads it: CommonMark, the YAML front
-# matter, the notebook cell breaks (``+++``) and ``:::`` fences (colon_fence, on in _config.yml).
-# Only blocks matter here, so inline parsing is off.
-_MARKDOWN = (
-    MarkdownIt("commonmark")
-    .use(front_matter_plugin)
-    .use(myst_block_plugin)
-    .use(colon_fence_plugin)
-    .disable(["inline", "text_join"])
-)
-# Where markdown-it ends a line (it reads \r\n and a lone \r as \n): a split after each line end.
-_LINE_END = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
-# Directives whose content is not Markdown: never looked into.
-_OPAQUE = {
-    "code-cell",
-    "code",
-    "code-block",
-    "sourcecode",
-    "math",
-    "raw",
-    "literalinclude",
-    "eval-rst",
-    "csv-table",
-    "glue:math",
-}
-
-
-@dataclass
-class Removed:
-    """One block taken out of a source file."""
-
-    kind: str  # "gated-solution", "solution", "lecturer-only"
-    label: str  # the solution's exercise label, the directive argument, or "" if none
-    body: str  # the text inside the block (without its opening and closing fences)
-    start: int  # first removed line, 1-based
-    end: int  # last removed line, 1-based
-
-
-@dataclass
-class Fence:
-    """A fenced block (a code fence or a MyST directive) of a MyST Markdown file, as markdown-it finds it."""
-
-    start: int  # index of the opening line
-    close: int  # index of the closing line (the end of the text, or of the
-    # enclosing block, if unterminated)
-    name: str | None  # directive name, or None for a plain code fence
-    arg: str
-    content: int  # index of the first line of the directive's content (after options)
-    options: dict
-    markdown: str  # the content from line ``content`` on, without the fence's indentation
-
-
-@dataclass
-class _CellBreak:
-    """A ``+++`` line: the start of a Markdown cell of the notebook, with its metadata text."""
-
-    start: int
-    meta: str
-
-
-class SolutionSyntaxError(ValueError):
-    """A solution-start without a solution-end, or the other way round."""
-
-
-def _lines(text: str) -> list[str]:
-    """The lines of ``text`` with their line ends, numbered as markdown-it numbers them."""
-    return [line for line in _LINE_END.split(text) if line]
-
-
-def _directive(info: str, colon: bool) -> tuple[str | None, str]:
-    """A fence's directive name and argument: ``{name} arg`` (or ``name arg`` after ``:::``)."""
-    word, arg = (info.split(maxsplit=1) + ["", ""])[:2]
-    if word.startswith("{") and word.endswith("}") and len(word) > 2:
-        return word[1:-1], arg.strip()
-    if colon and word:  # :::name is a directive too with colon_fence
-        return word, arg.strip()
-    return None, ""
-
-
-def _blocks(lines: list[str], text: str, offset: int, breaks: bool) -> list:
-    """The fences (and, with ``breaks``, the cell breaks) of ``text``, in order.
-
-    ``text`` is lines[offset:] up to some end (de-indented, in a directive's content): line k of
-    ``text`` is ``lines[offset + k]``. Fences inside other fences are not listed (they are
-    content); fences in lists and block quotes are.
-    """
-    found = []
-    for token in _MARKDOWN.parse(text):
-        if token.type == "myst_block_break" and breaks:
-            found.append(_CellBreak(offset + token.map[0], token.content))
-        elif token.type in ("fence", "colon_fence"):
-            body = _lines(token.content)
-            first, end = token.map
-            closed = first + 1 + len(body) < end
-            start, close = offset + first, offset + (end - 1 if closed else end)
-            name, arg = _directive(token.info, token.type == "colon_fence")
-            options, content = _options(lines, start + 1, close) if name is not None else ({}, start + 1)
-            found.append(Fence(start, close, name, arg, content, options, "".join(body[content - start - 1 :])))
-    return found
-
-
-def fences(text: str) -> list[Fence]:
-    """Every fenced block of MyST Markdown text in order, also those in the Markdown content of a directive."""
-    lines = _lines(text)
-    found: list[Fence] = []
-
-    def walk(markdown: str, offset: int) -> None:
-        for f in _blocks(lines, markdown, offset, breaks=False):
-            found.append(f)
-            if f.name is not None and f.name not in _OPAQUE:
-                walk(f.markdown, f.content)
-
-    walk(text, 0)
-    return found
-
-
-def _options(lines: list[str], lo: int, hi: int) -> tuple[dict, int]:
-    """A directive's options, in ``:key: value`` lines or a ``---`` YAML block."""
-    options: dict = {}
-    if lo < hi and lines[lo].strip() == "---":
-        end = next((j for j in range(lo + 1, hi) if lines[j].strip() == "---"), None)
-        if end is not None:
-            try:
-                loaded = yaml.safe_load("".join(lines[lo + 1 : end]))
-            except yaml.YAMLError:
-                loaded = None
-            if isinstance(loaded, dict):
-                options = {str(k): v for k, v in loaded.items()}
-            return options, end + 1
-    j = lo
-    while j < hi:
-        m = re.match(r"^\s*:([\w-]+):\s*(.*?)\s*$", lines[j])
-        if not m:
-            break
-        key, value = m.groups()
-        try:
-            options[key] = yaml.safe_load(value) if value else ""
-        except yaml.YAMLError:
-            options[key] = value
-        j += 1
-    return options, j
-
-
-def _words(value) -> set[str]:
-    """Tags or classes as a set of strings, from a YAML list or a space/comma separated string."""
-    if value is None:
-        return set()
-    if isinstance(value, (list, tuple)):
-        return {str(v).strip() for v in value}
-    return {w for w in re.split(r"[\s,\[\]'\"]+", str(value)) if w}
-
-
-def _is_lecturer_only(f: Fence) -> bool:
-    return LECTURER_TAG in _words(f.options.get("tags")) | _words(f.options.get("class"))
-
-
-def _marker_is_lecturer_only(meta: str | None) -> bool:
-    if not meta:
-        return False
-    try:
-        data = json.loads(meta)
-    except json.JSONDecodeError:
-        return LECTURER_TAG in meta
-    return isinstance(data, dict) and LECTURER_TAG in _words(data.get("tags"))
-
-
-def _scan(lines: list[str], markdown: str, offset: int, top: bool, out: list[Removed]) -> None:
-    """Append to ``out`` the blocks to remove from ``markdown`` (one nesting level, recursing).
-
-    ``markdown`` is the whole text (``top``) or a directive's content, whose first line is
-    ``lines[offset]``; cell breaks count only at the top.
-    """
-    hi = offset + len(_lines(markdown))
-    blocks = _blocks(lines, markdown, offset, breaks=top)
-    k = 0
-    while k < len(blocks):
-        f = blocks[k]
-        k += 1
-        if isinstance(f, _CellBreak):
-            if _marker_is_lecturer_only(f.meta):
-                # the Markdown cell runs to the next +++ or code cell
-                while k < len(blocks) and not (isinstance(blocks[k], _CellBreak) or blocks[k].name == "code-cell"):
-                    k += 1
-                j = blocks[k].start if k < len(blocks) else hi
-                out.append(Removed("lecturer-only", "", "".join(lines[f.start + 1 : j]), f.start + 1, j))
-            continue
-        if f.name == "solution-end":
-            raise SolutionSyntaxError(f"line {f.start + 1}: solution-end without a solution-start")
-        if f.name == "solution-start":
-            # the next solution-start or solution-end fence (cell breaks do not end a solution)
-            k = next(
-                (
-                    m
-                    for m in range(k, len(blocks))
-                    if isinstance(blocks[m], Fence) and blocks[m].name in ("solution-start", "solution-end")
-                ),
-                len(blocks),
-            )
-            if k == len(blocks):
-                raise SolutionSyntaxError(f"line {f.start + 1}: solution-start {f.arg} has no solution-end")
-            end = blocks[k]
-            if end.name == "solution-start":
-                raise SolutionSyntaxError(
-                    f"line {end.start + 1}: solution-start inside the solution opened at line {f.start + 1}"
-                )
-            body = "".join(lines[f.close + 1 : end.start])
-            out.append(Removed("gated-solution", f.arg, body, f.start + 1, min(end.close, hi - 1) + 1))
-            k += 1
-            continue
-        if f.name == "solution" or (f.name is not None and _is_lecturer_only(f)):
-            kind = "solution" if f.name == "solution" else "lecturer-only"
-            label = f.arg if f.name == "solution" else str(f.options.get("label", f.arg))
-            out.append(Removed(kind, label, "".join(lines[f.content : f.close]), f.start + 1, min(f.close, hi - 1) + 1))
-        elif f.name is not None and f.name not in _OPAQUE:
-            _scan(lines, f.markdown, f.content, False, out)  # directive content is Markdown
-
-
-def find_removals(text: str) -> list[Removed]:
-    """Every block that the student edition leaves out of this MyST Markdown text, in order.
-
-    Raises SolutionSyntaxError on an unmatched solution-start or solution-end.
-    """
-    out: list[Removed] = []
-    _scan(_lines(text), text, 0, True, out)
-    return sorted(out, key=lambda r: r.start)
-
-
-def strip_solutions(text: str) -> tuple[str, list[str]]:
-    """Remove solutions and lecturer-only material from MyST Markdown text.
-
-    Returns the stripped text and the bodies of the removed blocks, in order of appearance.
-    A blank line left on both sides of a removed block is kept once.
-    """
-    lines = _lines(text)
-    removed = find_removals(text)
-    keep: list[str] = []
-    i = 0
-    for r in removed:
-        keep.extend(lines[i : r.start - 1])
-        i = r.end
-        if keep and not keep[-1].strip() and i < len(lines) and not lines[i].strip():
-            i += 1
-    keep.extend(lines[i:])
-    return "".join(keep), [r.body for r in removed]
-
-
-# --------------------------------------------------------------------------------------------
-# Notebooks (*.ipynb) in the sources
-
-
-def strip_notebook(nb: dict) -> tuple[dict, int]:
-    """Drop lecturer-only cells and solutions (also gated ones spanning several cells)."""
-    cells, removed, in_solution = [], 0, False
-    for cell in nb.get("cells", []):
-        tags = _words(cell.get("metadata", {}).get("tags"))
-        if LECTURER_TAG in tags:
-            removed += 1
-            continue
-        src = cell.get("source", "")
-        src = "".join(src) if isinstance(src, list) else src
-        if in_solution:
-            end = next((f for f in fences(src) if f.name == "solution-end"), None)
-            if end is None:
-                removed += 1
-                continue
-            src, in_solution = "".join(_lines(src)[end.close + 1 :]), False
-        if cell.get("cell_type") == "markdown":
-            try:
-                src, bodies = strip_solutions(src)
-            except SolutionSyntaxError:
-                # a solution-start whose end is in a later cell: keep what precedes it
-                start = next(f.start for f in fences(src) if f.name == "solution-start")
-                src, bodies = strip_solutions("".join(_lines(src)[:start]))
-                in_solution = True
-            removed += len(bodies)
-            if not src.strip():
-                continue
-        cell = dict(cell, source=src)
-        cells.append(cell)
-    if in_solution:
-        raise SolutionSyntaxError("a notebook's solution-start has no solution-end")
-    return dict(nb, cells=cells), removed
-
 
 # --------------------------------------------------------------------------------------------
 # The copy
@@ -551,142 +269,6 @@ def _check_references(removed: dict[str, list[Removed]], dest: Path, left_out: d
                 problems.append(f"{path.relative_to(dest)} links to {page}, a left-out lecturer page")
     if problems:
         raise SystemExit("the student edition would have broken references:\n  " + "\n  ".join(problems))
-
-
-# --------------------------------------------------------------------------------------------
-# Reusing the full build's outputs (issue 28): the student edition executes only what changed.
-
-DEFAULT_EXECUTED = Path("_build/jupyter_execute")  # where `make book` leaves the executed notebooks
-CACHE_NAME = ".jupyter_cache"  # the student build's jupyter-cache, under --out
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-def _code_cells(nb) -> list[tuple[str, dict]]:
-    return [(c.source, dict(c.metadata)) for c in nb.cells if c.cell_type == "code"]
-
-
-def _read_notebook(text: str, config: dict):
-    """A MyST notebook's cells as myst-nb reads them in the build (with the book's MyST extensions)."""
-    from myst_nb.core.read import read_myst_markdown_notebook
-    from myst_parser.config.main import MdParserConfig
-
-    extensions = ((config.get("parse") or {}).get("myst_enable_extensions")) or []
-    return read_myst_markdown_notebook(text, config=MdParserConfig(enable_extensions=list(extensions)))
-
-
-def reuse_executed_outputs(root: Path, src_out: Path, cache: Path, executed: Path | None = None) -> dict[str, str]:
-    """Put into the jupyter-cache ``cache`` the full build's outputs of every student page that can reuse them.
-
-    A page of the stripped sources ``src_out`` reuses the executed notebook of the full build
-    (``executed``, default ``ROOT/_build/jupyter_execute``) when all of these hold:
-
-    * its code cells, source and metadata, are the first code cells of the full page, in order:
-      any code the stripping removed (solutions, lecturer-only cells) came after every cell it
-      kept. The kernel runs cells in order, so the kept cells ran in the full build exactly as
-      they run in the student edition, before any removed code, and their outputs are the same
-      (the chapters seed every random draw);
-    * the executed notebook ran exactly the full page's code, and no removed cell drew a widget
-      (the page's saved widget state would hold it);
-    * it records which cell glued each value (``_ext/glue_cells.py``): myst-nb keeps the values
-      glued with ``display=False`` apart, and only those of kept cells go back into the page;
-    * the executed notebook is newer than every file its outputs depend on
-      (``_ext/chapter_modules.output_sources``: the page, the library, the chapter's module).
-
-    The student build then runs in myst-nb's ``cache`` mode: jupyter-cache matches a page by its
-    code cells and merges the stored outputs in, and executes (and checks) every page it has
-    not got. Returns ``{page: "reused" or why it runs}``, for every page with code cells.
-    """
-    import nbformat
-    from jupyter_cache import get_cache
-    from jupyter_cache.base import CacheBundleIn
-
-    root, src_out = root.resolve(), src_out.resolve()
-    executed = (executed or root / DEFAULT_EXECUTED).resolve()
-    config = yaml.safe_load((src_out / "_config.yml").read_text(encoding="utf-8")) or {}
-    if cache.exists():
-        shutil.rmtree(cache)
-    store = get_cache(str(cache))
-    library = library_files(root)  # the same for every page: listed once
-    verdicts = {}
-    for page in sorted(src_out.rglob("*.md")):
-        rel = page.relative_to(src_out)
-        text = page.read_text(encoding="utf-8")
-        if "{code-cell}" not in text or any(part in SKIP_NAMES for part in rel.parts):
-            continue
-        student = _read_notebook(text, config)
-        if not _code_cells(student):
-            continue
-        full_page, done = root / rel, executed / rel.with_suffix(".ipynb")
-        if not done.is_file():
-            verdicts[str(rel)] = "runs: the full build has not executed it"
-            continue
-        kept, full = _code_cells(student), _code_cells(_read_notebook(full_page.read_text(encoding="utf-8"), config))
-        if full[: len(kept)] != kept:
-            verdicts[str(rel)] = "runs: it keeps code that comes after code the student edition removed"
-            continue
-        newer = [f for f in output_sources(root, full_page, library) if f.stat().st_mtime_ns >= done.stat().st_mtime_ns]
-        if newer:
-            verdicts[str(rel)] = f"runs: {newer[0].relative_to(root)} changed after the full build executed it"
-            continue
-        ran = json.loads(done.read_text(encoding="utf-8"))
-        ran_cells = [c for c in ran["cells"] if c["cell_type"] == "code"]
-        if ["".join(c["source"]) for c in ran_cells] != [source for source, _ in full]:
-            verdicts[str(rel)] = "runs: the full build executed other code"
-            continue
-        if any(WIDGET_VIEW in output.get("data", {}) for c in ran_cells[len(kept) :] for output in c["outputs"]):
-            verdicts[str(rel)] = "runs: code the student edition removed drew a widget (its state is the page's)"
-            continue
-        glued = _glued_outputs(ran, done.with_suffix(".glue.json"), len(kept))
-        if glued is None:
-            verdicts[str(rel)] = "runs: the full build did not record which cells glued its values (_ext/glue_cells.py)"
-            continue
-        code = [cell for cell in student.cells if cell.cell_type == "code"]
-        for cell, ran_cell in zip(code, ran_cells, strict=False):  # the kept cells: removed ones are never read
-            cell.outputs, cell.execution_count = ran_cell["outputs"], ran_cell["execution_count"]
-        for (number, index), output in sorted(glued.items()):  # in order, so each lands where it was
-            code[number].outputs.insert(index, output)
-        for key in ("language_info", "widgets"):
-            if key in ran.get("metadata", {}):
-                student.metadata[key] = ran["metadata"][key]
-        store.cache_notebook_bundle(
-            CacheBundleIn(nbformat.from_dict(student), str(page), data={"reused_from": str(done)}),
-            check_validity=False,
-            overwrite=True,
-        )
-        verdicts[str(rel)] = "reused"
-    return verdicts
-
-
-def _glued_outputs(ran: dict, glue_file: Path, kept: int) -> dict[tuple[int, int], dict] | None:
-    """The glue outputs myst-nb took out of the kept cells (the first ``kept`` code cells) of an executed notebook.
-
-    ``{(code cell number, output index): output}``, each output as the kernel wrote it (its mime
-    prefix put back), for the values the kept cells glued with ``display=False``; displayed ones
-    are still in their cells. None if the notebook does not record where its glue outputs were
-    (built without ``_ext/glue_cells.py``), or the record does not match ``glue_file``.
-    """
-    from _ext.glue_cells import METADATA_KEY
-
-    positions = ran.get("metadata", {}).get(METADATA_KEY)
-    data = json.loads(glue_file.read_text(encoding="utf-8")) if glue_file.is_file() else {}
-    if positions is None or set(positions) != set(data):
-        return None
-    glued = {}
-    for name, (number, index) in positions.items():
-        output = data[name]
-        prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")
-        if number < kept and prefix:
-            glued[(number, index)] = {**output, "data": {prefix + mime: v for mime, v in output["data"].items()}}
-    return glued
-
-
-def use_cache(config_path: Path, cache: Path) -> None:
-    """Make a copy's build take outputs from the jupyter-cache ``cache`` (myst-nb's cache mode)."""
-    config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    execute = config.setdefault("execute", {})
-    execute["execute_notebooks"] = "cache"
-    execute["cache"] = str(cache)
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
 
 
 def _jupyter_book() -> str:

@@ -24,7 +24,7 @@ from pypdf import PdfReader, PdfWriter
 import onlinelib as ol
 from _ext import pdf_link
 from booktools import pdf_edition
-from booktools.student_edition import fences, find_removals
+from booktools.solution_fences import fences, find_removals
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

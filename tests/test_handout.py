@@ -21,7 +21,7 @@ import pytest
 from nbclient import NotebookClient
 
 from booktools import handout
-from booktools.student_edition import strip_solutions
+from booktools.solution_fences import strip_solutions
 from examples import MYST_HEADER, assignment_names
 
 ROOT = Path(__file__).resolve().parents[1]

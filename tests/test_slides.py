@@ -384,7 +384,7 @@ def test_statement_numbers_are_the_built_books(name):
 
 
 def test_no_line_of_a_solution_or_lecturer_block_of_the_book_reaches_a_deck():
-    from booktools.student_edition import find_removals
+    from booktools.solution_fences import find_removals
 
     chapters, labels = _the_book()
     checked = 0
