@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 
 import math  # noqa: E402
 import re  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
@@ -312,3 +313,44 @@ def test_maximal_family_rejects_large_n():
 def test_max_margin_experiment_needs_some_n():
     with pytest.raises(ValueError, match="n_values must hold at least one n"):
         max_margin_experiment([], 10, 10, np.random.default_rng(0))
+
+
+# -- issue 38: the chapter's statements --------------------------------------------------
+
+
+def test_gv_guarantee_is_the_integer_and_the_closed_form_is_vacuous_at_the_run_sizes():
+    from fractions import Fraction
+
+    rho = Fraction(800000, 531441)
+    assert gilbert_varshamov_size(80, 20, 10) == 1247 >= 2**10
+    assert rho**10 / 81 < 1  # 2^(80 gamma) / 81 = 0.74
+    assert next(n for n in range(8, 400, 8) if rho ** (n // 8) >= n + 1) == 88
+    assert all(gilbert_varshamov_size(n, n // 4, n // 8) >= 2 ** (n // 8) for n in range(8, 81, 8))
+    assert gilbert_varshamov_size(88, 22, 11) < 2**11
+
+
+CHAPTER = (Path(__file__).resolve().parents[1] / "book" / "kernels.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        "proves at least $2^{\\gamma n}/(n+1)$ mistakes for every $n$",  # needs 8 | n, adds 2, vacuous at n <= 80
+        "A counting argument proves a rate for every $n$",
+        "each claim is followed by a code cell",  # cited theorems are not checked
+        "coin flip that the\ntheorem predicts",  # the cited theorem is about DNF with omega(1) terms
+        "would learn small DNF with few mistakes",  # monotone DNF (errata item 6)
+        "A sample of polynomial size is therefore almost\northogonal",  # needs n of order lg m (now proved)
+        "; $Q$ is positive\ndefinite, so",  # now proved by Gershgorin
+    ],
+)
+def test_the_chapter_no_longer_says(old):
+    assert old not in CHAPTER
+
+
+def test_the_chapter_marks_what_it_cites_and_states_the_new_theory():
+    assert "Theorems 5 and 7 (cited" in CHAPTER
+    assert "(cited, not proved here)" in CHAPTER
+    for label in ("bk-thm-psd", "bk-thm-representer", "bk-thm-kdnf", "bk-thm-o2b"):
+        assert f":label: {label}" in CHAPTER
+    assert "n$ a multiple of 8" in CHAPTER or "multiple of 8" in CHAPTER
