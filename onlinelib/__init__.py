@@ -3,7 +3,7 @@
 
 Everything a chapter teaches you to call is re-exported here, so the chapters write
 ``import onlinelib as ol`` and ``ol.X``. The modules hold one topic each: learners
-(``version_space``, ``linear``, ``pnorm``, ``experts``, ``kernels``, ``directed_drift``,
+(``version_space``, ``linear``, ``pnorm``, ``experts``, ``ftrl``, ``aggregating``, ``kernels``, ``directed_drift``,
 ``learning_curves``), examples (``concepts``, ``streams``, ``adversaries``, ``hardness``),
 theory (``bounds``, ``online_to_batch``), the protocol and its proof instruments
 (``protocol``, ``observers``, ``validation``). Each chapter's experiments and figures are in
@@ -27,6 +27,7 @@ from .adversaries import (
     winnow1_promotion_adversary,
     wma_adversary,
 )
+from .aggregating import AggregatingRun, aggregating_log_loss, aggregating_square_loss
 from .bounds import (
     elimination_bound,
     exact_novikoff_bound,
@@ -66,6 +67,18 @@ from .experts import (
     simulate_randomized_weighted_majority,
     weighted_majority_run,
 )
+from .ftrl import (
+    FTRLRun,
+    entropic_ftrl,
+    entropic_mirror_descent,
+    entropic_objective,
+    follow_perturbed_leader,
+    follow_the_leader,
+    ftpl_exponential_bound,
+    small_loss_bound,
+    small_loss_tuned_eta,
+    small_loss_tuned_regret,
+)
 from .hardness import (
     MonomialWinnow,
     SetFamily,
@@ -102,6 +115,13 @@ from .observers import per_update, potential_observers, proof_observables
 from .online_to_batch import hypothesis_errors, online_to_batch_bound
 from .pnorm import PNormPerceptron, dual_exponent, pnorm_bound, pnorm_link
 from .protocol import Learner, Trace, run
+from .rkhs import (
+    kdnf_mistake_bound,
+    kernel_ridge_exact,
+    online_to_batch_errors,
+    online_to_batch_high_probability,
+    psd_rank,
+)
 from .streams import (
     concept_experts,
     disjunction_stream,
@@ -261,6 +281,20 @@ __all__ = [
     "WeightedMajority",
     "simulate_randomized_weighted_majority",
     "weighted_majority_run",
+    # ftrl and aggregating (chapter 5: small losses, FTRL, FTPL, the aggregating algorithm)
+    "FTRLRun",
+    "entropic_ftrl",
+    "entropic_mirror_descent",
+    "entropic_objective",
+    "follow_perturbed_leader",
+    "follow_the_leader",
+    "ftpl_exponential_bound",
+    "small_loss_bound",
+    "small_loss_tuned_eta",
+    "small_loss_tuned_regret",
+    "AggregatingRun",
+    "aggregating_log_loss",
+    "aggregating_square_loss",
     # kernels (chapter 6)
     "BooleanKernel",
     "KernelPerceptron",
@@ -269,6 +303,12 @@ __all__ = [
     "bounded_conjunctions",
     "monotone_bounded_conjunctions",
     "monotone_monomials",
+    # rkhs (chapter 6: PSD kernels, the representer theorem, k-DNF, online to batch)
+    "kdnf_mistake_bound",
+    "kernel_ridge_exact",
+    "online_to_batch_errors",
+    "online_to_batch_high_probability",
+    "psd_rank",
     # hardness (chapter 6)
     "MonomialWinnow",
     "SetFamily",

@@ -14,7 +14,9 @@ deterministic).
 * Chapter 4: ``exhaustive_adversary`` (the longest mistake sequence of Winnow(alpha, theta),
   exactly), ``beam_adversary`` (a heuristic search for larger N) and ``promotion_adversary``
   (k (1 + floor(log_alpha theta)) promotions), all three deciding
-  in exact rational arithmetic; ``winnow2_exact_replay`` replays a stream on Winnow exactly.
+  in exact rational arithmetic; ``winnow2_exact_replay`` replays a stream on Winnow exactly, and
+  ``winnow_certificate`` / ``winnow_certificate_stream`` write a stream for the target x_0 as
+  short text and read it back (the chapter stores the counterexamples found offline this way).
 * Chapter 5: ``wma_adversary`` (Weighted Majority errs in every round).
 
 The stream generators (random, separable, disjunction, expert and half-cube streams) are in
@@ -51,6 +53,8 @@ __all__ = [
     "exhaustive_adversary",
     "beam_adversary",
     "winnow2_exact_replay",
+    "winnow_certificate",
+    "winnow_certificate_stream",
     "promotion_adversary",
     "wma_adversary",
 ]
@@ -638,6 +642,85 @@ def winnow2_exact_replay(
         if predictions[t] != label:
             exponents[active] += label
     return predictions, exponents, scores
+
+
+def _x0_stream(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A 0/1 stream with labels for the target x_0: y = +1 exactly when x_0 = 1 (chapter 4's certificates)."""
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[1] < 1 or not np.isin(X, (0, 1)).all():
+        raise ValueError(f"X must be a 2-d array of 0s and 1s with at least one column, got shape {X.shape}")
+    if y.shape != (X.shape[0],) or not np.isin(y, (-1, 1)).all():
+        raise ValueError(f"y must hold one label in {{-1, 1}} per row of X, got shape {y.shape}")
+    wrong = np.flatnonzero(y != np.where(X[:, 0] == 1, 1, -1))
+    if wrong.size:
+        raise ValueError(f"y must be the target x_0 (+1 iff x_0 = 1); round {int(wrong[0])} is not")
+    return X.astype(np.uint8), y.astype(np.int8)
+
+
+def winnow_certificate(X: Any, y: Any) -> str:
+    """A stream of mistakes of Winnow on the target x_0, written compactly as text (chapter 4).
+
+    The irrelevant variables x_1..x_{N-1} are interchangeable: Winnow's state is the
+    exponent of w_0 and how many irrelevant weights sit at each exponent e
+    (weights alpha^e). So a round is its label and, for each exponent e, how many
+    irrelevant variables at e it switches on. A round is written ``+e:c,e:c,...``
+    (a positive example, x_0 on) or ``-e:c,...`` (a negative one), and rounds are
+    separated by ``;``. The exponents are those Winnow holds if every round is a
+    mistake, as in every adversary stream; ``winnow_certificate_stream`` rebuilds a
+    stream from the text, and ``winnow2_exact_replay`` checks it. The text does not
+    depend on alpha or theta.
+    """
+    X, y = _x0_stream(X, y)
+    exponents = np.zeros(X.shape[1], dtype=np.int64)
+    rounds = []
+    for x, label in zip(X, y.tolist(), strict=True):
+        values, counts = np.unique(exponents[1:][x[1:] == 1], return_counts=True)
+        pairs = ",".join(f"{int(e)}:{int(c)}" for e, c in zip(values, counts, strict=True))
+        rounds.append(("+" if label == 1 else "-") + pairs)
+        exponents[x == 1] += label
+    return ";".join(rounds)
+
+
+def winnow_certificate_stream(n_features: int, certificate: str) -> tuple[np.ndarray, np.ndarray]:
+    """The stream (X, y) that ``winnow_certificate`` wrote as text, for the target x_0 (chapter 4).
+
+    Whitespace in the text is ignored, so a long certificate can be split over
+    lines. Each round switches on x_0 (for ``+``) and, for each pair ``e:c``, the
+    c lowest-indexed irrelevant variables whose exponent is e, where the exponents
+    follow the updates of a mistake on every round. The stream makes exactly the
+    mistakes of the stream that was written, round by round with the same scores,
+    because Winnow treats irrelevant variables of equal weight alike.
+    """
+    n = check_int(n_features, "n_features", 1)
+    if not isinstance(certificate, str):
+        raise TypeError(f"certificate must be a str, got {type(certificate).__name__}")
+    text = "".join(certificate.split())
+    exponents = np.zeros(n, dtype=np.int64)
+    rows, labels = [], []
+    for t, item in enumerate(text.split(";") if text else []):
+        if not item or item[0] not in "+-":
+            raise ValueError(f"certificate: round {t} must start with '+' or '-', got {item[:20]!r}")
+        label = 1 if item[0] == "+" else -1
+        x = np.zeros(n, dtype=np.uint8)
+        x[0] = label == 1
+        for pair in item[1:].split(",") if len(item) > 1 else []:
+            try:
+                e, c = (int(part) for part in pair.split(":"))
+            except ValueError:
+                raise ValueError(f"certificate: round {t} has a pair {pair!r}, not 'exponent:count'") from None
+            members = 1 + np.flatnonzero((exponents[1:] == e) & (x[1:] == 0))
+            if not 1 <= c <= members.size:
+                raise ValueError(
+                    f"certificate: round {t} switches on {c} variables at exponent {e}, "
+                    f"but n_features = {n} leaves {members.size} there"
+                )
+            x[members[:c]] = 1
+        rows.append(x)
+        labels.append(label)
+        exponents[x == 1] += label
+    X = np.array(rows, dtype=np.uint8).reshape(len(rows), n)
+    return X, np.array(labels, dtype=np.int8)
 
 
 def beam_adversary(

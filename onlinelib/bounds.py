@@ -4,7 +4,7 @@ Chapter 1: the trivial bounds on Opt(C), Halving's ``floor(lg |C|)``, Randomized
 Halving's H_r - 1 (both in closed form and as the solution of the lecture's
 recurrence), and the Littlestone dimension. Chapters 2-4: Novikoff's bound for
 the Perceptron, Winnow1's, Littlestone's Winnow(alpha, theta) bound, the notes'
-alpha = 2 bound, Winnow's bound for threshold targets with a margin, and the
+alpha = 2 bound (and an exact test of it), Winnow's bound for threshold targets with a margin, and the
 Elimination bound; for the Perceptron also Novikoff's bound in exact rational arithmetic and the
 hinge-loss bound without a separating vector (chapter 3). Chapter 5: the bounds of (Randomized)
 Weighted Majority.
@@ -38,6 +38,7 @@ __all__ = [
     "winnow1_bound",
     "winnow2_bound",
     "notes_winnow_bound",
+    "notes_winnow_bound_sign",
     "winnow2_margin_bound",
     "elimination_bound",
     "wma_bound",
@@ -246,13 +247,35 @@ def winnow2_bound(n_features: int, n_relevant: int, alpha: float, theta: float) 
 
 
 def notes_winnow_bound(n_features: int, n_relevant: int) -> float:
-    """2 + 3k(log2 N + 1): the Kitani notes' Winnow bound (their Eq. 42), proved for alpha = 2 only.
+    """2 + 3k(log2 N + 1): the Kitani notes' Winnow bound, proved for alpha = 2 only.
 
-    Chapter 4 shows by an adversary search that it fails for alpha < 2 with theta = N.
+    Their Eq. 42 is strict, M < 2 + 3k(log2 N + 1); a stream with M mistakes
+    contradicts it as soon as M >, or M =, this value (``notes_winnow_bound_sign``
+    decides which, exactly). Chapter 4 shows by adversary searches that it fails for
+    alpha < 2 with theta = N.
     """
     n = check_int(n_features, "n_features", low=1)
     k = check_int(n_relevant, "n_relevant", low=0)
     return 2 + 3 * k * (np.log2(n) + 1)
+
+
+def notes_winnow_bound_sign(mistakes: int, n_features: int, n_relevant: int) -> int:
+    """The sign of M - (2 + 3k(log2 N + 1)), decided exactly (chapter 4, the notes' Eq. 42).
+
+    -1 if M is below the notes' bound, 0 if it equals it, +1 if it exceeds it. With
+    d = M - 2 - 3k this is -1 when d < 0, and otherwise the sign of 2^d - N^(3k),
+    compared as Python integers, so a bound that is a whole number (N a power of 2)
+    is met or missed without rounding. The notes' bound is strict, so a sign of 0 or
+    +1 contradicts it.
+    """
+    m = check_int(mistakes, "mistakes", low=0)
+    n = check_int(n_features, "n_features", low=1)
+    k = check_int(n_relevant, "n_relevant", low=0)
+    d = m - 2 - 3 * k
+    if d < 0:
+        return -1
+    difference = 2**d - n ** (3 * k)
+    return (difference > 0) - (difference < 0)
 
 
 def winnow2_margin_bound(

@@ -541,7 +541,7 @@ class DirectedDriftChain:
         return float(np.clip(weights @ h / weights.sum(), 0.0, 1.0))  # a probability, up to rounding
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def _exact_rates(n: int) -> tuple[list[Fraction], list[Fraction]]:
     """P(mistake | d) and P(mistake and a good flip | d), d = 0..n, as Fractions (O(n^3) integer work)."""
     Z = halfcube_size(n)
@@ -561,7 +561,7 @@ def _exact_rates(n: int) -> tuple[list[Fraction], list[Fraction]]:
     return mistake, down
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)
 def _log_rates(n: int) -> tuple[np.ndarray, np.ndarray]:
     """ln P(mistake | d) and ln P(mistake and a good flip | d), d = 0..n, in floats."""
     from scipy.special import logsumexp  # here, not at import: onlinelib stays light

@@ -23,6 +23,8 @@ from onlinelib.adversaries import (
     promotion_adversary,
     winnow1_adaptive_adversary,
     winnow2_exact_replay,
+    winnow_certificate,
+    winnow_certificate_stream,
 )
 from onlinelib.bounds import exact_novikoff_bound
 
@@ -456,3 +458,75 @@ def test_promotion_adversary_tie_convention():
 def test_promotion_adversary_bad_input(args, exc, match):
     with pytest.raises(exc, match=match):
         promotion_adversary(*args)
+
+
+# -- winnow_certificate: streams for the target x_0 as text (chapter 4) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("n", "alpha", "ties"),
+    [(7, 1.5, False), (24, 1.5, True), (40, 1.5, False), (64, 2.0, False), (48, 1.6, True)],
+)
+def test_certificate_round_trip_keeps_every_score(n, alpha, ties):
+    result = beam_adversary(n, alpha, rng=np.random.default_rng(1), width=4, positive_at_threshold=ties)
+    text = winnow_certificate(result.X, result.y)
+    X, y = winnow_certificate_stream(n, text)
+    np.testing.assert_array_equal(y, result.y)
+    # the rebuilt stream permutes irrelevant attributes of equal weight: same scores, same mistakes
+    before = winnow2_exact_replay(result.X, result.y, alpha, n, positive_at_threshold=ties)
+    after = winnow2_exact_replay(X, y, alpha, n, positive_at_threshold=ties)
+    assert before[2] == after[2]
+    np.testing.assert_array_equal(before[0], after[0])
+    assert int(np.count_nonzero(after[0] != y)) == result.mistakes == len(y)
+    np.testing.assert_array_equal(np.sort(before[1][1:]), np.sort(after[1][1:]))
+    assert before[1][0] == after[1][0]
+    assert winnow_certificate(X, y) == text  # the rebuilt stream is its own canonical form
+    spaced, _ = winnow_certificate_stream(n, ";\n    ".join(text.split(";")))  # whitespace is ignored
+    np.testing.assert_array_equal(spaced, X)
+
+
+def test_certificate_format_by_hand():
+    # N = 4, target x_0: a promotion of x_0 with all three irrelevant attributes, then a demotion of two
+    X = np.array([[1, 1, 1, 1], [0, 1, 1, 0]], dtype=np.uint8)
+    y = np.array([1, -1], dtype=np.int8)
+    assert winnow_certificate(X, y) == "+0:3;-1:2"
+    X2, y2 = winnow_certificate_stream(4, " +0:3 ;\n -1:2 ")
+    np.testing.assert_array_equal(X2, X)
+    np.testing.assert_array_equal(y2, y)
+    X3, y3 = winnow_certificate_stream(4, "+;-0:3")  # x_0 alone, then the three irrelevant ones
+    np.testing.assert_array_equal(X3, [[1, 0, 0, 0], [0, 1, 1, 1]])
+    np.testing.assert_array_equal(y3, [1, -1])
+    X4, y4 = winnow_certificate_stream(3, "")
+    assert X4.shape == (0, 3) and y4.shape == (0,)
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "match"),
+    [
+        (np.array([[1, 0], [0, 1]]), np.array([1, 1]), r"y must be the target x_0 .* round 1"),
+        (np.array([[2, 0]]), np.array([1]), r"X must be a 2-d array of 0s and 1s"),
+        (np.array([[1, 0]]), np.array([1, -1]), r"y must hold one label"),
+        (np.zeros((1, 0)), np.array([-1]), r"at least one column"),
+    ],
+)
+def test_certificate_bad_stream(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        winnow_certificate(X, y)
+
+
+@pytest.mark.parametrize(
+    ("n", "text", "exc", "match"),
+    [
+        (4, "*0:1", ValueError, r"round 0 must start with '\+' or '-'"),
+        (4, "+0:1;;-0:1", ValueError, r"round 1 must start"),
+        (4, "+0:x", ValueError, r"round 0 has a pair '0:x', not 'exponent:count'"),
+        (4, "+0:4", ValueError, r"switches on 4 variables at exponent 0, but n_features = 4 leaves 3"),
+        (4, "+1:1", ValueError, r"exponent 1, but n_features = 4 leaves 0"),
+        (4, "+0:0", ValueError, r"switches on 0 variables"),
+        (0, "+", ValueError, r"n_features"),
+        (4, b"+0:1", TypeError, r"certificate must be a str, got bytes"),
+    ],
+)
+def test_certificate_stream_bad_input(n, text, exc, match):
+    with pytest.raises(exc, match=match):
+        winnow_certificate_stream(n, text)

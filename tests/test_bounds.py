@@ -17,12 +17,14 @@ from onlinelib import (
     littlestone_bound,
     littlestone_dimension,
     monotone_disjunctions,
+    notes_winnow_bound,
     opt_upper_bounds,
     randomized_halving_bound,
     randomized_halving_recurrence,
     singletons,
     thresholds,
 )
+from onlinelib.bounds import notes_winnow_bound_sign
 
 
 def test_harmonic_number_small_values():
@@ -153,3 +155,52 @@ def test_harmonic_number_zero_and_bool():
 def test_class_argument_errors(fn):
     with pytest.raises(TypeError, match="concept_class must be an onlinelib.ConceptClass"):
         fn(np.eye(3, dtype=bool))
+
+
+# -- the notes' Winnow bound, decided exactly (chapter 4) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mistakes", "n", "k", "sign"),
+    [
+        (38, 2048, 1, 0),  # 2 + 3(11 + 1) = 38 exactly: meets the strict bound
+        (37, 2048, 1, -1),
+        (39, 2048, 1, 1),
+        (28, 192, 1, 1),  # 27.75...
+        (27, 192, 1, -1),
+        (21, 40, 1, 1),  # 20.97...
+        (20, 32, 1, 0),  # 2 + 3 * 6
+        (11, 4, 1, 0),
+        (0, 1, 1, -1),
+        (2, 1, 0, 0),  # k = 0: the bound is 2
+        (3, 1, 0, 1),
+        (68, 1024, 2, 0),  # 2 + 6 * 11
+    ],
+)
+def test_notes_winnow_bound_sign_exact(mistakes, n, k, sign):
+    assert notes_winnow_bound_sign(mistakes, n, k) == sign
+
+
+def test_notes_winnow_bound_sign_agrees_with_floats_away_from_ties():
+    for n in range(1, 300):
+        for k in (1, 2, 3):
+            bound = notes_winnow_bound(n, k)
+            for m in range(0, 3 * k * 10 + 10):
+                if abs(m - bound) > 1e-9:
+                    assert notes_winnow_bound_sign(m, n, k) == (1 if m > bound else -1), (m, n, k)
+                else:  # a whole-number bound: N a power of 2
+                    assert notes_winnow_bound_sign(m, n, k) == 0 and n & (n - 1) == 0, (m, n, k)
+
+
+@pytest.mark.parametrize(
+    ("args", "exc", "match"),
+    [
+        ((-1, 4, 1), ValueError, "mistakes"),
+        ((3, 0, 1), ValueError, "n_features"),
+        ((3, 4, -1), ValueError, "n_relevant"),
+        ((2.5, 4, 1), TypeError, "mistakes"),
+    ],
+)
+def test_notes_winnow_bound_sign_bad_input(args, exc, match):
+    with pytest.raises(exc, match=match):
+        notes_winnow_bound_sign(*args)

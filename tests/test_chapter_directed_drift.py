@@ -364,3 +364,158 @@ def test_explorer_builds_without_drawing():
     assert len(panel.children) >= 8  # six controls, the Draw button and the output
     with pytest.raises(ValueError):
         drift_explorer(seed=-1)
+
+
+# -- the batch theorems' bounds and the literal D4'' recursion (issue 38) ----------------------------
+
+
+def test_fit_slope_se_two_points_and_power_law():
+    from onlinelib.chapters.directed_drift import fit_slope_se
+
+    slope, se = fit_slope_se([10, 40], [2.0, 8.0], [0.1, 0.2])
+    assert slope == pytest.approx(1.0)
+    assert se == pytest.approx(math.hypot(0.1 / 2, 0.2 / 8) / math.log(4))
+    n = np.array([25, 51, 101, 201, 401])
+    slope, se = fit_slope_se(n, 3 * n**0.6, np.zeros(5))
+    assert slope == pytest.approx(0.6) and se == 0.0
+    assert slope == pytest.approx(fit_slope(n, 3 * n**0.6)[0])
+
+
+def test_fit_slope_se_matches_the_spread_of_refitted_slopes():
+    from onlinelib.chapters.directed_drift import fit_slope_se
+
+    rng = np.random.default_rng(0)
+    n = np.array([25, 51, 101, 201, 401])
+    means, sems = 2 * n**0.6, 0.02 * 2 * n**0.6
+    slope, se = fit_slope_se(n, means, sems)
+    refits = [fit_slope(n, means + sems * rng.standard_normal(5))[0] for _ in range(4000)]
+    # the delta method is first order: with 2% errors its SE agrees with the spread to a few percent
+    assert np.std(refits) == pytest.approx(se, rel=0.08)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ([1], [1], [0]),
+        ([1, 2], [1, 2], [0]),
+        ([1, 2], [1, 0], [0, 0]),
+        ([0, 2], [1, 2], [0, 0]),
+        ([1, 2], [1, 2], [-1, 0]),
+        ([2, 2], [1, 2], [0, 0]),
+        ([1, 2], [1, 2], [0, np.nan]),
+    ],
+)
+def test_fit_slope_se_bad_input(args):
+    from onlinelib.chapters.directed_drift import fit_slope_se
+
+    with pytest.raises(ValueError):
+        fit_slope_se(*args)
+
+
+def _ideal_by_enumeration(n):
+    """E[M | d] of the no-bad-flip literal D4'' chain from the listed half-cube, in Fractions."""
+    cube = 1 - 2 * np.array(list(np.ndindex(*(2,) * n)), dtype=int)
+    B = cube[cube.sum(axis=1) >= 0]
+    expected = [Fraction(0)]
+    for d in range(1, n + 1):
+        w = np.ones(n, dtype=int)
+        w[:d] = -1
+        Y = B @ w
+        r = (1 - Y[Y < 0]) // 2
+        assert (r >= 1).all() and (r <= d).all()
+        law = {int(k): Fraction(int(c), len(r)) for k, c in zip(*np.unique(r, return_counts=True), strict=True)}
+        expected.append(1 + sum(p * expected[d - k] for k, p in law.items()))
+    return expected
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 7, 9])
+def test_literal_ideal_mistakes_matches_enumeration(n):
+    from onlinelib.chapters.directed_drift import literal_ideal_mistakes
+
+    exact = _ideal_by_enumeration(n)
+    by_d = literal_ideal_mistakes(n, by_distance=True)
+    assert by_d.shape == (n + 1,) and by_d[0] == 0
+    assert np.allclose(by_d, [float(v) for v in exact], rtol=1e-12)
+    start = sum(Fraction(math.comb(n, d), 2**n) * exact[d] for d in range(n + 1))
+    assert literal_ideal_mistakes(n) == pytest.approx(float(start), rel=1e-12)
+
+
+def test_literal_ideal_mistakes_against_the_literal_rule():
+    from onlinelib.chapters.directed_drift import literal_ideal_mistakes
+
+    res = batch_scaling([25], [300], np.random.default_rng(21), mode="D4'' literal")
+    mean, se = res["mistakes"][0], res["mistakes_sem"][0]
+    V = literal_ideal_mistakes(25, by_distance=True)
+    bias = np.abs(V[2:] - V[:-2]).max() * res["bad_flips"][0]  # the chapter's performance-difference bound
+    # tol: se: 4 SE of the mean of 300 runs + bias: max_d |V(d+2) - V(d)| per bad flip, derived in the chapter
+    assert abs(mean - V @ [math.comb(25, d) / 2**25 for d in range(26)]) <= 4 * se + bias
+
+
+@pytest.mark.parametrize("bad", [0, 1002, 2.5, "7"])
+def test_literal_ideal_mistakes_bad_input(bad):
+    from onlinelib.chapters.directed_drift import literal_ideal_mistakes
+
+    with pytest.raises((ValueError, TypeError)):
+        literal_ideal_mistakes(bad)
+
+
+def test_single_bit_bad_bound_is_the_stated_minimum():
+    from scipy.stats import binom
+
+    from onlinelib.chapters.directed_drift import single_bit_bad_bound
+
+    n, m = 25, dd.single_bit_batch_size(25)
+    beta, tau = single_bit_bad_bound(n)
+    q1 = math.comb(24, 12) / 2**24
+    value = lambda t: binom.cdf(t, m - 1, (1 + q1) / 2) + (n - 1) * binom.sf(t - 1, m - 1, (1 - q1) / 2)  # noqa: E731
+    assert beta == pytest.approx(value(tau))
+    assert all(value(t) >= beta - 1e-15 for t in range(m + 1))
+    assert single_bit_bad_bound(n, 4 * m)[0] < beta < 1 / 2
+    assert single_bit_bad_bound(25, 2)[0] == 1.0  # capped: two votes cannot separate 24 coordinates
+    for n in (7, 25, 101, 401):
+        q1 = math.comb(n - 1, (n - 1) // 2) / 2 ** (n - 1)
+        assert single_bit_bad_bound(n)[0] <= 2 * n ** (-1 / 8) * math.exp(q1 + 1 / n)
+
+
+def test_single_bit_bad_flip_rate_below_the_bound():
+    from onlinelib.chapters.directed_drift import single_bit_bad_bound
+
+    n, m = 25, 30  # a small batch: bad flips are frequent, and the bound must still hold
+    run = dd.DirectedDrift(n, batch="single", m=m).simulate(np.ones(n, dtype=int), 200, np.random.default_rng(3))
+    rate = run.bad_flips.sum() / run.mistakes.sum()
+    beta = single_bit_bad_bound(n, m)[0]
+    se = math.sqrt(beta * (1 - beta) / run.mistakes.sum())
+    assert rate <= beta + 4 * se, (rate, beta, se)  # tol: se: 4 SE of a share at the bound
+
+
+def test_majority_fail_bound_formula_and_limit():
+    from scipy.stats import binom
+
+    from onlinelib.chapters.directed_drift import majority_fail_bound
+
+    n = 25
+    m = dd.multi_bit_batch_size(n)
+    q1 = math.comb(24, 12) / 2**24
+    assert majority_fail_bound(n) == pytest.approx(n * binom.sf(-(-m // 2) - 2, m - 1, (1 - q1) / 2))
+    assert majority_fail_bound(n, 2 * m) < majority_fail_bound(n) < 1
+    for n in (401, 1001):  # the theorem's rate: gamma <= (1 + o(1)) / sqrt(4 pi ln n)
+        assert majority_fail_bound(n) * math.sqrt(4 * math.pi * math.log(n)) < 1.1
+
+
+def test_majority_runs_within_the_bound():
+    from onlinelib.chapters.directed_drift import majority_fail_bound
+
+    res = batch_scaling([25], [800], np.random.default_rng(4), mode="D4'' majority")
+    gamma = majority_fail_bound(25)
+    share = (res["runs"][0].mistakes >= 2).mean()
+    se = math.sqrt(gamma * (1 - gamma) / 800)
+    assert share <= gamma + 4 * se, (share, gamma, se)  # tol: se: 4 SE of a share at the bound
+
+
+@pytest.mark.parametrize("args", [(4,), (1,), (25, 1), (25.5,), ("25",)])
+def test_batch_bounds_bad_input(args):
+    from onlinelib.chapters.directed_drift import majority_fail_bound, single_bit_bad_bound
+
+    for f in (single_bit_bad_bound, majority_fail_bound):
+        with pytest.raises((ValueError, TypeError)):
+            f(*args)

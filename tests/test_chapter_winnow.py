@@ -1,6 +1,7 @@
 """Tests for onlinelib.chapters.winnow (chapter 4: the race, the experiment, its figure) and its explorer."""
 
 import math
+from pathlib import Path
 
 import matplotlib
 
@@ -12,12 +13,16 @@ import pytest  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from onlinelib import Perceptron, Winnow2, notes_winnow_bound, run, winnow2_bound  # noqa: E402
+from onlinelib.bounds import notes_winnow_bound_sign  # noqa: E402
 from onlinelib.chapters.winnow import (  # noqa: E402
+    NOTES_COUNTEREXAMPLES,
     RaceResult,
     bernoulli_rows,
     compare_winnow,
     plot_winnow_comparison,
     race,
+    refind_notes_counterexample,
+    replay_notes_counterexample,
 )
 
 # -- bernoulli_rows and race ------------------------------------------------------------------
@@ -236,3 +241,68 @@ def test_compare_winnow_accepts_theta_between_one_over_alpha_and_one():
     assert result["theta"] == 0.7
     assert all(run["mistakes"] <= result["bounds"]["Littlestone"] for run in result["runs"].values())
     assert all(run["promotions"] == 0 for run in result["runs"].values())  # relevant weights start above theta
+
+
+# -- the notes' bound: stored counterexamples (chapter 4, issue 38) ------------------------------------
+
+CHAPTER = Path(__file__).resolve().parents[1] / "book" / "winnow.md"
+
+
+def test_stored_counterexamples_contradict_the_notes_strict_bound():
+    assert sorted(NOTES_COUNTEREXAMPLES) == [(1.5, 40), (1.6, 192), (1.6, 384), (1.7, 2048), (1.7, 4096), (1.7, 8192)]
+    expected = {(1.5, 40): 21, (1.6, 192): 28, (1.6, 384): 31, (1.7, 2048): 38, (1.7, 4096): 41, (1.7, 8192): 44}
+    for (alpha, n), made in expected.items():
+        c = replay_notes_counterexample(alpha, n)
+        assert c.mistakes == made == len(c.y), (alpha, n, c.mistakes)
+        np.testing.assert_array_equal(c.y, np.where(c.X[:, 0] == 1, 1, -1))  # the target x_0
+        assert c.X.shape[1] == n and c.promotions == int(np.count_nonzero(c.y == 1))
+        assert c.mistakes < winnow2_bound(n, 1, alpha, n)  # Littlestone's bound holds, as it must
+        assert c.notes_sign == notes_winnow_bound_sign(made, n, 1) >= 0  # the strict Eq. 42 fails
+        assert c.float_mistakes == c.mistakes  # Winnow2 in floating point agrees
+        if alpha > 1.5:  # no score equals theta: both tie conventions make the same mistakes
+            assert c.positive_at_threshold and c.ties == 0 and c.mistakes_other == c.mistakes
+    # alpha = 1.7 meets the bound exactly (a whole number for N a power of 2); alpha = 1.6 exceeds it
+    assert [replay_notes_counterexample(1.7, n).notes_sign for n in (2048, 4096, 8192)] == [0, 0, 0]
+    assert [replay_notes_counterexample(1.6, n).notes_sign for n in (192, 384)] == [1, 1]
+    tie = replay_notes_counterexample(1.5, 40)
+    assert not tie.positive_at_threshold and tie.ties == 1 and tie.mistakes_other < tie.mistakes
+
+
+@pytest.mark.parametrize(("alpha", "n"), [(1.5, 40), (1.6, 192), (1.6, 384), (1.7, 2048)])
+def test_stored_counterexamples_are_what_the_search_finds(alpha, n):
+    # N = 4096 and 8192 take 10-20 s each and are checked by the replay above
+    assert refind_notes_counterexample(alpha, n) == NOTES_COUNTEREXAMPLES[alpha, n][1]
+
+
+@pytest.mark.parametrize(
+    ("alpha", "n", "exc", "match"),
+    [
+        (1.7, 1024, ValueError, r"\(alpha, n_features\) must be one of .* got \(1.7, 1024\)"),
+        (1.0, 40, ValueError, r"alpha must be a finite real number > 1"),
+        (1.5, 0, ValueError, r"n_features"),
+        ("1.5", 40, TypeError, r"alpha"),
+    ],
+)
+def test_notes_counterexample_bad_input(alpha, n, exc, match):
+    with pytest.raises(exc, match=match):
+        replay_notes_counterexample(alpha, n)
+    with pytest.raises(exc, match=match):
+        refind_notes_counterexample(alpha, n)
+
+
+def test_chapter_text_quotes_the_notes_bound_as_strict_and_the_open_range():
+    text = CHAPTER.read_text(encoding="utf-8")
+    # the notes' Eq. 42 is strict; the chapter quoted it with "<=" before issue 38
+    assert "M < 2 + 3k(\\lg N + 1)" in text
+    assert "M \\le 2 + 3k(\\lg N + 1)," not in text
+    # alpha = 1.7 reaches the strict bound, so the open range is 1.7 < alpha < 2, not 1.6 < alpha < 2
+    assert "1.6 < \\alpha < 2" not in text and "$1.6$ and $2$" not in text
+    assert text.count("1.7 < \\alpha < 2") >= 2
+    # stale descriptions: both adversaries decide in exact arithmetic, not with Winnow2's floats
+    assert "lets `Winnow2` itself decide" not in text
+    assert "replayed on `ol.Winnow2`, in floating point" not in text
+    # the Perceptron's fitted exponent is 0.86, not "almost in proportion to N"
+    assert "almost in proportion to $N$" not in text and "almost like $N$" not in text
+    # cited theorems (Kivinen, Warmuth and Auer's lower bound) are not checked by a cell: the text says so
+    assert "each claim is followed by the code cell that checks it" not in text
+    assert "We cite this lower bound and do not\ncheck it here" in text

@@ -9,6 +9,10 @@
 * ``batch_scaling`` runs a batch mode of ``DirectedDrift`` for several n and
   returns the mean mistakes and examples with their standard errors;
   ``fit_slope`` fits a line to them on log-log axes.
+* ``fit_slope_se`` adds the slope's standard error (delta method over independent
+  means); ``literal_ideal_mistakes`` is E[M] of the literal D4'' when every flip is good
+  (an exact recursion); ``single_bit_bad_bound`` and ``majority_fail_bound`` are the
+  union bounds of the chapter's theorems on D4' and on the majority reading of D4''.
 * ``plot_growth``, ``plot_wrong_stop``, ``plot_batch`` draw the chapter's
   static figures; ``explore_drift`` and ``plot_explore`` are what
   ``onlinelib.explorers.drift_explorer`` (n, delta, mode, m) draws on demand.
@@ -27,7 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from ..directed_drift import DirectedDrift, DirectedDriftChain, confidence_threshold
+from ..directed_drift import (
+    DirectedDrift,
+    DirectedDriftChain,
+    _log_comb,
+    confidence_threshold,
+    multi_bit_batch_size,
+    single_bit_batch_size,
+)
 from ..plotting import axes_row
 from ..validation import Interval, check_int, check_rng, check_scalar
 
@@ -39,11 +50,15 @@ __all__ = [
     "enumerate_rates",
     "explore_drift",
     "fit_slope",
+    "fit_slope_se",
+    "literal_ideal_mistakes",
+    "majority_fail_bound",
     "plot_batch",
     "plot_explore",
     "plot_growth",
     "plot_wrong_stop",
     "signflip_law",
+    "single_bit_bad_bound",
 ]
 
 #: The largest n that ``enumerate_rates`` and ``signflip_law`` list vertex by vertex.
@@ -208,6 +223,133 @@ def fit_slope(x: Any, y: Any) -> tuple[float, float]:
         raise ValueError("x and y must be positive to take logarithms")
     slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
     return float(slope), float(intercept)
+
+
+def fit_slope_se(x: Any, means: Any, sems: Any) -> tuple[float, float]:
+    """Least-squares slope of ln(mean) on ln x, and its standard error (chapter 7, literal D4'').
+
+    The means at the different x are independent; the delta method gives ln(mean) the
+    variance (sem / mean)^2, and the slope, a fixed linear combination sum_i c_i ln(mean_i)
+    with c_i = (ln x_i - mean ln x) / sum_j (ln x_j - mean ln x)^2, the variance
+    sum_i c_i^2 (sem_i / mean_i)^2.
+
+    Parameters
+    ----------
+    x, means : 1-D array_like of positive floats, the same length >= 2 (x not all equal)
+    sems : 1-D array_like of floats >= 0, the standard errors of ``means``
+
+    Returns
+    -------
+    (slope, se)
+    """
+    x, means, sems = (np.asarray(a, dtype=float) for a in (x, means, sems))
+    if not (x.shape == means.shape == sems.shape) or x.ndim != 1 or len(x) < 2:
+        raise ValueError(
+            f"x, means and sems must be 1-D of the same length >= 2, got {x.shape}, {means.shape}, {sems.shape}"
+        )
+    if (x <= 0).any() or (means <= 0).any():
+        raise ValueError(f"x and means must be positive to take logarithms, got {x} and {means}")
+    if (sems < 0).any() or not np.isfinite(sems).all():
+        raise ValueError(f"sems must be finite and >= 0, got {sems}")
+    lx = np.log(x) - np.log(x).mean()
+    if not (lx**2).sum() > 0:
+        raise ValueError(f"x must not be all equal, got {x}")
+    c = lx / (lx**2).sum()
+    return float(c @ np.log(means)), float(math.sqrt(((c * sems / means) ** 2).sum()))
+
+
+def literal_ideal_mistakes(n: int, by_distance: bool = False) -> Any:
+    """E[M] of the literal D4'' if every flip is good (chapter 7, literal D4'').
+
+    A mistake at distance d with Y = <w, u> flips r = floor((1 - Y)/2) <= d coordinates; if
+    the votes always pick wrong ones, the distance moves from d to d - r, and the law of r
+    given d follows from the distance-chain lemma (w* = 1, K and L the +1 entries of u
+    among the right and the wrong coordinates). The recursion
+    E[M | d] = 1 + sum_r P(r | d) E[M | d - r], E[M | 0] = 0, is evaluated in floats
+    (log-binomial weights).
+
+    Parameters
+    ----------
+    n : int in [1, 1001] (the cost grows like n^3)
+    by_distance : bool
+        False: E[M] from a uniformly random start (d ~ Bin(n, 1/2)), a float. True: the array
+        of E[M | d] for d = 0..n.
+    """
+    n = check_int(n, "n", 1, 1001)
+    expected = np.zeros(n + 1)
+    for d in range(1, n + 1):
+        K = np.arange(n - d + 1)[:, None]
+        L = np.arange(d + 1)[None, :]
+        X, Y_d = 2 * K - (n - d), 2 * L - d
+        mistake = (X + Y_d >= 0) & (X < Y_d)
+        weight = np.where(mistake, np.exp(_log_comb(n - d, K) + _log_comb(d, L) - n * math.log(2)), 0.0)
+        r = np.where(mistake, (1 - (X - Y_d)) // 2, 0)
+        expected[d] = 1 + (weight * expected[d - r]).sum() / weight.sum()
+    if by_distance:
+        return expected
+    start = np.exp(_log_comb(n, np.arange(n + 1)) - n * math.log(2))
+    return float(start @ expected)
+
+
+def _odd_n_and_votes(n: Any, m: Any, default: Callable[[int], int]) -> tuple[int, int, float]:
+    n = check_int(n, "n", 3)
+    if n % 2 == 0:
+        raise ValueError(f"n must be odd (the bound uses E[u_k] = q_1, proved for odd n), got {n}")
+    m = default(n) if m is None else check_int(m, "m", 2)
+    q1 = float(Fraction(math.comb(n - 1, (n - 1) // 2), 2 ** (n - 1)))
+    return n, m, q1
+
+
+def single_bit_bad_bound(n: int, m: int | None = None) -> tuple[float, int]:
+    """The chapter's bound beta on P(bad flip | past) for D4' at odd n (chapter 7, D4' theorem).
+
+    With N = m - 1 fresh votes and q_1 = C(n-1, (n-1)/2) 2^(1-n), a wrong coordinate collects
+    at least Bin(N, (1 + q_1)/2) votes and a right one at most 1 + Bin(N, (1 - q_1)/2), so
+
+        beta = min over tau of P(Bin(N, (1 + q_1)/2) <= tau) + (n - 1) P(Bin(N, (1 - q_1)/2) >= tau).
+
+    Parameters
+    ----------
+    n : odd int >= 3
+    m : int >= 2, optional (default ``single_bit_batch_size(n)``)
+
+    Returns
+    -------
+    (beta, tau): the bound (capped at 1) and the tau that attains it.
+    """
+    from scipy.stats import binom
+
+    n, m, q1 = _odd_n_and_votes(n, m, single_bit_batch_size)
+    N = m - 1
+    tau = np.arange(N + 2)
+    total = binom.cdf(tau, N, (1 + q1) / 2) + (n - 1) * binom.sf(tau - 1, N, (1 - q1) / 2)
+    best = int(np.argmin(total))
+    return float(min(1.0, total[best])), best
+
+
+def majority_fail_bound(n: int, m: int | None = None) -> float:
+    """The chapter's bound gamma on P(w != w* after a majority update | past), odd n (chapter 7).
+
+    A coordinate is wrong after the update only if at least m/2 of the m votes (the mistaken
+    example and N = m - 1 fresh ones) have the wrong sign, so only if Bin(N, (1 - q_1)/2)
+    >= ceil(m/2) - 1; a union bound over the n coordinates gives
+
+        gamma = n P(Bin(N, (1 - q_1)/2) >= ceil(m/2) - 1).
+
+    Parameters
+    ----------
+    n : odd int >= 3
+    m : int >= 2, optional (default ``multi_bit_batch_size(n)``)
+
+    Returns
+    -------
+    float, gamma (not capped: a value >= 1 says the bound is void)
+    """
+    from scipy.stats import binom
+
+    n, m, q1 = _odd_n_and_votes(n, m, multi_bit_batch_size)
+    k = -(-m // 2) - 1
+    return float(n * binom.sf(k - 1, m - 1, (1 - q1) / 2))
 
 
 # -- figures -------------------------------------------------------------------------------------
