@@ -28,6 +28,19 @@ from .adversaries import (
     wma_adversary,
 )
 from .aggregating import AggregatingRun, aggregating_log_loss, aggregating_square_loss
+from .binary_weights import (
+    clipped_hebb,
+    clipped_hebb_agreement,
+    clipped_hebb_overlap_limit,
+    clipped_hebb_students,
+    ehrenfest_mean,
+    ehrenfest_return_times,
+    ehrenfest_stationary,
+    ehrenfest_transition,
+    hebb_drift,
+    kac_return_time,
+    sign_disagreement,
+)
 from .bounds import (
     elimination_bound,
     exact_novikoff_bound,
@@ -337,6 +350,18 @@ __all__ = [
     "confidence_threshold",
     "halfcube_size",
     "multi_bit_batch_size",
+    # binary_weights (chapter 7: clipped Hebb rule, Ehrenfest urn)
+    "hebb_drift",
+    "clipped_hebb",
+    "clipped_hebb_students",
+    "clipped_hebb_agreement",
+    "clipped_hebb_overlap_limit",
+    "sign_disagreement",
+    "ehrenfest_transition",
+    "ehrenfest_stationary",
+    "ehrenfest_return_times",
+    "kac_return_time",
+    "ehrenfest_mean",
     # learning_curves (chapter 8), loaded on first use
     *_LEARNING_CURVES,
     # bounds
