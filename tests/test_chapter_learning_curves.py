@@ -370,3 +370,100 @@ def test_noisy_error_batch_rejects_bad_input():
         ch.noisy_error_batch([0.5], [np.nan], -1.0, 0.1)
     with pytest.raises(ValueError, match="p"):
         ch.noisy_error_batch([0.5], [0.1], -1.0, 0.9)
+
+
+# -- the (R, q) ODE of the noisy, shifted problem -------------------------------------------------
+
+
+def test_noisy_order_rhs_reduces_to_the_noisy_eq4_without_shift():
+    from onlinelib.chapters import learning_curves as ch
+
+    for R in (-0.7, 0.0, 0.4, 0.95):
+        dR, dq = ch.noisy_order_rhs(R, 0.0, 1.3, 0.0, 0.0, 0.15)
+        assert float(dR) == pytest.approx(lc.ode_rhs(R, 1.3, 0.15), abs=1e-12)
+        assert float(dq) == 0.0
+
+
+@pytest.mark.parametrize("rule", ["plain", "robust"])
+def test_noisy_order_rhs_first_order_is_the_mean_step_projected(rule):
+    from onlinelib.chapters import learning_curves as ch
+
+    p, q0, u = 0.2, -1.95, 4.0
+    W0, U = np.eye(4)[0], q0 * np.eye(4)[0] + math.sqrt(u * u - q0 * q0) * np.eye(4)[1]
+    W = np.array([0.5, -0.3, 0.6, 0.4])
+    W /= np.linalg.norm(W)
+    m = ch.noisy_mean_drift(W, W0, U, p, rule)
+    R, q, eta = W @ W0, W @ U, 1e-7
+    dR, dq = ch.noisy_order_rhs(R, q, eta, q0, u, p, rule)
+    assert float(dR) / eta == pytest.approx(m @ W0 - R * (m @ W), abs=1e-6)
+    assert float(dq) / eta == pytest.approx(m @ U - q * (m @ W), abs=1e-6)
+    # the eta^2 term: -eta^2/2 (R, q) times the mistake rate of Eq. (8)
+    eps = lc.noisy_generalization_error(R, q, q0, p)
+    dR1, dq1 = ch.noisy_order_rhs(R, q, 1.0, q0, u, p, rule)
+    assert float(dR1) == pytest.approx(m @ W0 - R * (m @ W) - R * eps / 2, abs=1e-9)
+    assert float(dq1) == pytest.approx(m @ U - q * (m @ W) - q * eps / 2, abs=1e-9)
+
+
+def test_noisy_order_rest_point_is_the_plain_limit_and_arrays_broadcast():
+    from onlinelib.chapters import learning_curves as ch
+
+    p, q0, u = 0.2, -1.95, 4.0
+    plain = lc.plain_noisy_fixed_point(p, q0, u)
+    dR, dq = ch.noisy_order_rhs(plain.R, plain.q, 1e-9, q0, u, p)
+    assert abs(float(dR)) < 1e-15 and abs(float(dq)) < 1e-15
+    dR, dq = ch.noisy_order_rhs(np.array([0.1, 0.5]), -0.5, 0.3, q0, u, p)
+    assert dR.shape == dq.shape == (2,)
+
+
+def test_integrate_noisy_order_matches_a_fine_euler_scheme():
+    from onlinelib.chapters import learning_curves as ch
+
+    p, q0, u = 0.2, -1.95, 4.0
+    R, q = ch.integrate_noisy_order([0.0, 5.0], 0.5, 0.0, 0.0, q0, u, p)
+    assert (R[0], q[0]) == (0.0, 0.0)
+    r, qq, h = 0.0, 0.0, 1e-3
+    for _ in range(5000):
+        a, b = ch.noisy_order_rhs(r, qq, 0.5, q0, u, p)
+        r, qq = r + h * float(a), qq + h * float(b)
+    assert R[-1] == pytest.approx(r, abs=1e-3) and q[-1] == pytest.approx(qq, abs=1e-3)
+    sched = lc.robust_schedule(2.0, q0, cap=0.2)
+    plain = lc.plain_noisy_fixed_point(p, q0, u)
+    R, q = ch.integrate_noisy_order([100.0, 500.0], sched, plain.R, plain.q, q0, u, p, "robust")
+    # once eta has decayed, the robust rule approaches W0 and its error falls towards p
+    assert 1.0 > R[1] > R[0]
+    assert p < ch.noisy_error_batch(R[1], q[1], q0, p) < ch.noisy_error_batch(R[0], q[0], q0, p)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"rule": "other"}, ValueError, "rule"),
+        ({"u": 1.0}, ValueError, "u = |U|"),
+        ({"p": 0.7}, ValueError, "p"),
+        ({"q0": 0.0, "rule": "robust"}, ValueError, "q0"),
+        ({"eta": -1.0}, ValueError, "eta"),
+        ({"R": 1.5}, ValueError, "R must"),
+        ({"q": np.nan}, ValueError, "q must"),
+        ({"eta": "x"}, TypeError, "eta"),
+    ],
+)
+def test_noisy_order_rhs_rejects_bad_input(kwargs, error, match):
+    from onlinelib.chapters import learning_curves as ch
+
+    args = {"R": 0.3, "q": -0.5, "eta": 0.5, "q0": -1.95, "u": 4.0, "p": 0.2, "rule": "plain"} | kwargs
+    with pytest.raises(error, match=match):
+        ch.noisy_order_rhs(**args)
+
+
+def test_integrate_noisy_order_rejects_bad_input():
+    from onlinelib.chapters import learning_curves as ch
+
+    good = dict(alphas=[1.0], schedule=0.5, R0=0.0, q_start=0.0, q0=-1.95, u=4.0, p=0.2)
+    with pytest.raises(ValueError, match="nondecreasing"):
+        ch.integrate_noisy_order(**(good | {"alphas": [2.0, 1.0]}))
+    with pytest.raises(ValueError, match="unit W"):
+        ch.integrate_noisy_order(**(good | {"R0": 0.9, "q_start": 3.0}))
+    with pytest.raises(ValueError, match="R0"):
+        ch.integrate_noisy_order(**(good | {"R0": 1.2}))
+    with pytest.raises(TypeError, match="schedule"):
+        ch.integrate_noisy_order(**(good | {"schedule": "fast"}))

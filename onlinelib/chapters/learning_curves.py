@@ -18,6 +18,9 @@
   ``optimal_online_rhs`` and the Hebb overlap ``hebb_overlap``.
 * The eta -> 0 drifts with noise and shifted inputs on the whole sphere, in closed form:
   ``noisy_mean_drift``; and Eq. (8) for arrays at once: ``noisy_error_batch``.
+* The two-variable (R, q) ODE of the noisy, shifted problem with its eta^2 terms, for the plain and
+  the robust rule: ``noisy_order_rhs`` and ``integrate_noisy_order`` (section "Why the plain rule
+  shows 0.32").
 
 Conventions as in ``onlinelib.learning_curves``: centred Gaussian inputs,
 unit teacher and student, ``alpha = t/N``, ``eps_g = p + (1-2p) arccos(R)/pi``.
@@ -48,8 +51,10 @@ __all__ = [
     "benchmark_integral",
     "explore_learning_curve",
     "hebb_overlap",
+    "integrate_noisy_order",
     "noisy_error_batch",
     "noisy_mean_drift",
+    "noisy_order_rhs",
     "optimal_online_rhs",
     "plot_explore",
     "plot_static",
@@ -185,6 +190,115 @@ def noisy_error_batch(R: Any, q: Any, q0: float, p: float) -> np.ndarray:
     for idx in zip(*np.nonzero(edge), strict=True):
         out[idx] = noisy_generalization_error(float(R[idx]), float(q[idx]), q0, p)
     return out.reshape(shape)
+
+
+def _order_geometry(q0: Any, u: Any, p: Any, rule: str) -> tuple[float, float, float]:
+    q0 = check_real(q0, "q0")
+    u = check_real(u, "u", 0.0, strict=False)
+    if u < abs(q0):
+        raise ValueError(f"u = |U| must be at least |q0| = {abs(q0)}, got {u}")
+    p = check_scalar(p, "p", Interval(float, 0, 0.5), why="label-flip probability")
+    if rule not in ("plain", "robust"):
+        raise ValueError(f'rule must be "plain" or "robust", got {rule!r}')
+    if rule == "robust" and q0 == 0.0:
+        raise ValueError("the robust rule needs q0 = W0.U != 0")
+    return q0, u, p
+
+
+def _order_rhs(R: Any, q: Any, eta: float, q0: float, u: float, p: float, rule: str) -> tuple[Any, Any]:
+    dens = np.exp(-q * q / 2.0) / math.sqrt(2.0 * math.pi)
+    sign_q = 1.0 - 2.0 * special.ndtr(-q)  # 1 - 2 H(q)
+    dens0 = math.exp(-q0 * q0 / 2.0) / math.sqrt(2.0 * math.pi)
+    sign_q0 = 1.0 - 2.0 * _tail(q0)
+    if rule == "plain":  # m = [a0 U + b0 W0 - a U - b W] / 2
+        a0, b0, a, b = (1 - 2 * p) * sign_q0, (1 - 2 * p) * 2 * dens0, sign_q, 2 * dens
+        m_W0 = 0.5 * (a0 * q0 + b0 - a * q0 - b * R)
+        m_U = 0.5 * (a0 * u * u + b0 * q0 - a * u * u - b * q)
+        m_W = 0.5 * (a0 * q + b0 * R - a * q - b)
+    else:  # m = k W0 - phi(q) W
+        k = dens0 * sign_q / sign_q0
+        m_W0, m_U, m_W = k - dens * R, k * q0 - dens * q, k * R - dens
+    mistakes = noisy_error_batch(np.clip(R, -1.0, 1.0), q, q0, p)
+    return (
+        eta * (m_W0 - R * m_W) - eta * eta / 2.0 * R * mistakes,
+        eta * (m_U - q * m_W) - eta * eta / 2.0 * q * mistakes,
+    )
+
+
+def noisy_order_rhs(
+    R: Any, q: Any, eta: float, q0: float, u: float, p: float, rule: str = "plain"
+) -> tuple[np.ndarray, np.ndarray]:
+    """(dR/dalpha, dq/dalpha) of the normalized rule with noise and shifted inputs, N -> infinity (chapter 8).
+
+    Inputs ``S ~ N(U, I_N)`` with ``|U| = u`` and ``q0 = W0.U``, labels flipped with probability ``p``,
+    ``R = W.W0``, ``q = W.U``; the step is ``(eta/N) eps sigma (S - T)`` with ``T = 0`` (``"plain"``) or
+    Eq. (13) (``"robust"``). With the mean step ``m`` of ``noisy_mean_drift`` and the mistake rate
+    ``eps_g(R, q)`` of Eq. (8),
+
+        dR/dalpha = eta (m.W0 - R m.W) - (eta^2/2) R eps_g,
+        dq/dalpha = eta (m.U - q m.W) - (eta^2/2) q eps_g,
+
+    the order-eta term the tangential part of the mean step and the order-eta^2 term the cost of
+    renormalising after a step of squared length ``eta^2 |S - T|^2 / N^2 ~ eta^2/N`` (derived in the
+    chapter's section "Why the plain rule shows 0.32"). ``m.W0``, ``m.U`` and ``m.W`` depend on ``W``
+    only through ``(R, q)``, so the pair is closed. ``R`` and ``q`` may be arrays of one shape.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``eta`` is not a number >= 0, ``q0``, ``u`` or ``p`` is out of range (``u >= |q0|``,
+        ``p`` in [0, 1/2]), ``rule`` is unknown, the robust rule has ``q0 = 0``, or ``R`` is outside
+        [-1, 1] or ``q`` is not finite.
+    """
+    eta = check_real(eta, "eta", 0.0, strict=False)
+    q0, u, p = _order_geometry(q0, u, p, rule)
+    R, q = np.broadcast_arrays(np.asarray(R, dtype=float), np.asarray(q, dtype=float))
+    if not np.all(np.isfinite(R)) or np.any(np.abs(R) > 1.0):
+        raise ValueError(f"R must lie in [-1, 1], got {R}")
+    if not np.all(np.isfinite(q)):
+        raise ValueError(f"q must be finite, got {q}")
+    return _order_rhs(R, q, eta, q0, u, p, rule)
+
+
+def integrate_noisy_order(
+    alphas: Any, schedule: Any, R0: float, q_start: float, q0: float, u: float, p: float, rule: str = "plain"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Integrate ``noisy_order_rhs`` from ``(R0, q_start)`` at alpha = 0; returns (R, q) at ``alphas`` (chapter 8).
+
+    ``schedule`` is a learning rate >= 0 or a callable ``alpha -> eta`` (e.g. ``power_schedule``,
+    ``robust_schedule``). ``alphas`` must be nondecreasing and >= 0. The integrator is LSODA with
+    relative tolerance 1e-9 (absolute 1e-12), far below any Monte Carlo error the chapter compares with.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As ``noisy_order_rhs``, and if ``alphas`` is not a nondecreasing sequence of times >= 0 or the
+        start is not a unit student's ``(R, q)`` (``R^2 + ((q - R q0)/u_perp)^2 <= 1``).
+    """
+    from ..learning_curves.theory import _as_schedule, _eta_value
+
+    q0, u, p = _order_geometry(q0, u, p, rule)
+    sched = _as_schedule(schedule, "schedule")
+    R0 = check_scalar(R0, "R0", Interval(float, -1, 1), why="overlap")
+    q_start = check_real(q_start, "q_start")
+    u_perp = math.sqrt(max(u * u - q0 * q0, 0.0))
+    b = (q_start - R0 * q0) / u_perp if u_perp > 0 else (0.0 if math.isclose(q_start, R0 * q0) else math.inf)
+    if R0 * R0 + b * b > 1.0 + 1e-9:
+        raise ValueError(f"(R0, q_start) = ({R0}, {q_start}) is not the (W.W0, W.U) of a unit W")
+    a = np.atleast_1d(np.asarray(alphas, dtype=float))
+    if a.ndim != 1 or not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(np.diff(a) < 0):
+        raise ValueError(f"alphas must be a nondecreasing sequence of times >= 0, got {alphas!r}")
+
+    def f(alpha: float, y: np.ndarray) -> list[float]:
+        dR, dq = _order_rhs(np.array(y[0]), np.array(y[1]), _eta_value(sched, alpha), q0, u, p, rule)
+        return [float(dR), float(dq)]
+
+    sol = integrate.solve_ivp(
+        f, (0.0, float(a[-1]) if len(a) else 0.0), [R0, q_start], t_eval=a, method="LSODA", rtol=1e-9, atol=1e-12
+    )
+    if not sol.success:  # pragma: no cover - LSODA does not fail on this smooth field
+        raise RuntimeError(sol.message)
+    return sol.y[0], sol.y[1]
 
 
 #: J = K(1), about 2.264.

@@ -15,7 +15,7 @@ In the thermodynamic limit the overlap ``R = W.W0`` obeys the ODE of Eq. (4),
     dR/dalpha = (eta/sqrt(2 pi)) (1 - R^2) - (eta^2/(2 pi)) R arccos(R),
 
 with ``alpha = t/N`` and generalization error ``eps_g = arccos(R)/pi`` (Eq. 3).
-The package has four parts; each imports only the ones listed before it, and
+The package has six parts; each imports only the ones listed before it, and
 ``__all__`` is theirs joined:
 
 * ``theory``: ``generalization_error`` (Eq. 3), ``ode_rhs`` and ``integrate_R``
@@ -33,13 +33,27 @@ The package has four parts; each imports only the ones listed before it, and
   Eqs. 14-18);
 * ``parabola``: the thresholded smooth function of Section 4
   (``parabola_labels``, ``parabola_error``, ``simulate_parabola``).
+* ``order_parameters``: general on-line rules through ``rho = J.B/N`` and ``Q = |J|^2/N``:
+  the modulation averages of Hebb, the perceptron and the AdaTron, their ODEs, large-alpha
+  laws and exact reduced simulation; the greedy learning rate; the Fisher information of a
+  teacher with Gaussian output noise (Cramer-Rao) and the optimal on-line drift;
+* ``committee``: Saad and Solla's soft-committee ODEs with erf units (plateaus).
 
 Every public name is importable from here: ``from onlinelib.learning_curves
 import integrate_R``. The equations are those reconstructed in MATH.md
 sections 2.1 and 2.2.
 """
 
-from . import noise, parabola, simulation, theory
+from . import committee, noise, order_parameters, parabola, simulation, theory
+from .committee import (
+    committee_covariance,
+    committee_error,
+    committee_rhs,
+    erf_i2,
+    erf_i3,
+    erf_i4,
+    integrate_committee,
+)
 from .noise import (
     NoiseRobustPerceptron,
     PlaneFixedPoint,
@@ -53,6 +67,19 @@ from .noise import (
     robust_schedule,
     robust_schedule_asymptote,
     robust_shift,
+)
+from .order_parameters import (
+    ONLINE_RULES,
+    greedy_drift,
+    greedy_learning_curve,
+    greedy_learning_rate,
+    integrate_order_parameters,
+    modulation_averages,
+    noisy_optimal_drift,
+    noisy_teacher_fisher_information,
+    order_parameter_rhs,
+    rule_asymptotic_error,
+    simulate_order_parameters,
 )
 from .parabola import (
     parabola_error,
@@ -79,4 +106,11 @@ from .theory import (
     small_eta_fixed_point,
 )
 
-__all__ = [*theory.__all__, *simulation.__all__, *noise.__all__, *parabola.__all__]
+__all__ = [
+    *theory.__all__,
+    *simulation.__all__,
+    *noise.__all__,
+    *parabola.__all__,
+    *order_parameters.__all__,
+    *committee.__all__,
+]

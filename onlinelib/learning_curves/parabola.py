@@ -130,19 +130,24 @@ def simulate_parabola(
     rec = _Recorder(steps, runs, True)
     out_w = np.empty((runs, len(steps), 2))
     rec.store(0, lambda: w[:, 0], lambda: w[:, 1])
+    w_a, w_b = w[:, 0].copy(), w[:, 1].copy()  # contiguous, updated in place
+    pending = set(int(x) for x in steps)
     t = 0
     while t < n_examples:
         B = min(block, n_examples - t)
         S = rng.random((B, runs, 2))
         teacher = parabola_labels(S, w0)
+        x2 = S[:, :, 0] ** 2
+        # eta_n * sigma0 for the block; a student's sign is +1 iff s_2 - w_1 - w_2 s_1^2 >= 0
+        step = np.array([_eta_value(sched, float(t + k + 1)) for k in range(B)])[:, None] * teacher
+        positive = teacher > 0.0
         for k in range(B):
-            t += 1
-            eta = _eta_value(sched, float(t))
-            s = S[k]
-            student = np.where(s[:, 1] - w[:, 0] - w[:, 1] * s[:, 0] ** 2 >= 0.0, 1.0, -1.0)
-            c = np.where(student != teacher[k], eta * teacher[k], 0.0)
-            w[:, 0] -= c
-            w[:, 1] -= c * s[:, 0] ** 2
-            rec.store(t, lambda: w[:, 0], lambda: w[:, 1])
+            wrong = (S[k, :, 1] - w_a - w_b * x2[k] >= 0.0) != positive[k]
+            c = step[k] * wrong
+            w_a -= c
+            w_b -= c * x2[k]
+            if t + k + 1 in pending:
+                rec.store(t + k + 1, lambda a=w_a: a, lambda b=w_b: b)
+        t += B
     out_w[:, :, 0], out_w[:, :, 1] = rec.R, rec.q
     return steps, out_w, parabola_error(out_w, w0)
