@@ -78,6 +78,7 @@ from .experts import (
     RandomizedWeightedMajority,
     WeightedMajority,
     simulate_randomized_weighted_majority,
+    vote_error_bound,
     weighted_majority_run,
 )
 from .ftrl import (
@@ -311,6 +312,7 @@ __all__ = [
     "RandomizedWeightedMajority",
     "WeightedMajority",
     "simulate_randomized_weighted_majority",
+    "vote_error_bound",
     "weighted_majority_run",
     # ftrl and aggregating (chapter 5: small losses, FTRL, FTPL, the aggregating algorithm)
     "FTRLRun",

@@ -4,10 +4,12 @@ Loaded on first use by ``onlinelib.experts``, so ``import onlinelib`` loads no n
 
 **Weights.** Expert i's weight is (1 - eta)^(c_i - r), where c_i is its mistakes so far
 and r a reference count: the float vote and total only need the weights up to a common
-factor. Each weight is a double-double (hi + lo, |lo| <= ulp(hi) / 2), multiplied by
-1 - eta = bh + bl (a double-double too) when its expert errs, with fused multiply-adds:
-after k such products it is within about k 2^-104 of the exact power (relatively), so hi
-is that power to within about one ulp, whatever k. r is the smallest count at the last
+factor. Each weight is a double-double (hi + lo, |lo| <= u hi, u = 2^-53), multiplied by
+1 - eta = bh + bl (exactly: bl is the rest of a binary fraction, see ``experts._rate_pair``)
+when its expert errs, with fused multiply-adds. One product has relative error at most
+6.01 u^2 (chapter 5, Lemma "the float vote", part (b): the two roundings of the lo part and the
+dropped lo * bl, with no underflow while the weight is >= 2^-960), so after k products hi + lo
+is within (1 + 6.01 u^2)^k - 1 of the exact power and hi within u more. r is the smallest count at the last
 *renormalisation*, which happens when the total weight Phi falls below 2^-300: the
 weights are then reset from ``table`` (table[k] = (1 - eta)^k, double-double, the
 same chain of products) with r the smallest count now. A weight below 2^-960 is set
@@ -18,8 +20,9 @@ neither the vote's sign test below nor F_t, and no subnormal number is ever form
 **Decisions.** ``wma_rows`` decides each round's vote S = sum_i p_i w_i as
 ``experts.WeightedMajority.predict`` does. The float vote (summed in any order: the bound
 used holds for every order) is trusted when abs(S) > ``tolerance`` * Phi, the tolerance of
-``experts._tie_tolerance`` (it bounds the error of S, weights included, with a wide
-margin). Otherwise the experts are grouped by their excess e_i = c_i - min_j c_j and
+``experts._tie_tolerance``, which exceeds the margin ``experts.vote_error_bound`` of Lemma "the
+float vote" of chapter 5 for these weights (eps above, tau = 2^-960, Phi >= 2^-300 after the
+renormalisation). Otherwise the experts are grouped by their excess e_i = c_i - min_j c_j and
 the net advice n_e of each group is formed in integers: if every n_e is 0 the vote is
 an exact tie; if one group is left, its sign is the vote's; if the integer form
 sum_e n_e a^(e - e0) 2^(q (E - e)) of the vote (1 - eta = a / 2^q) fits in 62 bits it

@@ -527,17 +527,35 @@ def _wma_bound_floor(n: int, m: int, eta: Fraction) -> int | None:
     return k
 
 
+_CHAINS: dict[float, list[float]] = {}
+
+
+def _float_chain(r: float, top: int) -> list[float]:
+    """fl(r^e) for e = 0..top by a plain chain of products (no ``pow``, whose accuracy IEEE does not fix),
+    set to 0 from the first product below 2^-1000, so that no weight is ever subnormal (chapter 5's lemma)."""
+    if r not in _CHAINS and len(_CHAINS) >= 16:  # one rate per stream: keep the memory bounded
+        _CHAINS.clear()
+    chain = _CHAINS.setdefault(r, [1.0])
+    while len(chain) <= top:
+        w = chain[-1] * r
+        chain.append(w if w >= 2.0**-1000 else 0.0)
+    return chain
+
+
 def _wma_vote_sign(counts: list[int], advice: list[int], eta: Fraction) -> int:
     """The sign (-1, 0, +1) of sum_i p_i (1 - eta)^{c_i}, exactly (a float first, integers on a near-tie)."""
     low = min(counts)
     excess = [c - low for c in counts]
     rate = 1 - eta
-    r = float(rate)
-    weights = [r**e for e in excess]
+    powers = _float_chain(float(rate), max(excess))
+    weights = [powers[e] for e in excess]
     vote = math.fsum(w * p for w, p in zip(weights, advice, strict=True))
     total = math.fsum(weights)
-    # Each weight is within (e + 2) 2^-52 of r^e relatively (the rounding of r, then pow), or below
-    # 1e-300 where it underflows; total >= 1 (an expert with e = 0). The factor 4 is a safety margin.
+    # Lemma "the float vote" of chapter 5, hypotheses (H1), (H2): each weight is within
+    # gamma_(2e) = 2e 2^-53 / (1 - 2e 2^-53) of rate^e (the rounding of rate, then e products), or 0
+    # with rate^e < 2^-999; total >= 1 (an expert with e = 0); fsum is correctly rounded. The
+    # tolerance, (max e + 2N + 4) 2^-50 total + N 1e-300, exceeds the lemma's margin
+    # (2 max e + N) 2^-53 total + N 2^-999 by a factor of at least 4.
     tolerance = total * (max(excess) + 2 * len(counts) + 4) * 2.0**-50 + len(counts) * 1e-300
     if abs(vote) > tolerance:
         return 1 if vote > 0 else -1
@@ -602,7 +620,7 @@ def verify_weighted_majority_stream(
 
     Notes
     -----
-    The vote is computed in floats first and, within a proven error bound of a tie, again in
+    The vote is computed in floats first and, within the error bound of chapter 5's Lemma "the float vote" of a tie, again in
     integers; a near-tie with a very uneven record costs big-integer powers of eta's
     numerator and denominator, so keep the lecturer's eta a simple fraction such as 1/2.
     """

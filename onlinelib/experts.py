@@ -26,9 +26,10 @@ How the vote is decided, exactly. A float ``eta`` is a binary fraction, so
 1 - eta = a / 2^q exactly, with integers a and q, and every weight
 (1 - eta)^c is an exact rational number. The prediction is +1 exactly when the
 exact vote S = sum_i p_i (1 - eta)^{c_i} is >= 0. S is first computed in floating
-point; its error is below (2e-13 + N 2^-53) Phi, where Phi is the total weight
-(each weight is within 2e-13 of its exact value, relatively, or below 2^-600 Phi
-where the engine has set it to 0). Whenever abs(S) <= (2e-9 + 4 N 2^-53) Phi
+point, from weights formed without exp (a double-double chain in the engine, a 120-bit integer
+chain in ``WeightedMajority.predict``) and set to 0 below 2^-960, so that no weight is subnormal: by Lemma "the float vote" of chapter 5
+(``vote_error_bound``) its error is then below (u + (N - 1) u + 1e-16) Phi, u = 2^-53, where
+Phi is the total weight. Whenever abs(S) <= (2e-9 + 4 N 2^-53) Phi
 (``_tie_tolerance``), the sign of S is recomputed in exact arithmetic: with
 e_i = c_i - min_j c_j and E = max_i e_i, S times (2^q)^E / (1 - eta)^{min c} is the
 integer sum_i p_i a^{e_i} 2^{q (E - e_i)} (``_exact_vote_sign``; the engine first
@@ -66,6 +67,7 @@ __all__ = [
     "simulate_randomized_weighted_majority",
     "check_eta",
     "check_expert_stream",
+    "vote_error_bound",
 ]
 
 
@@ -178,15 +180,51 @@ def _vote(weights: np.ndarray, P: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", weights, P)
 
 
-# |S_float - S| <= _TIE_TOLERANCE * Phi, with a wide margin: each weight of ``_weight_rows`` is
-# exp(k ln(1 - eta)) with |k ln(1 - eta)| <= 746 (smaller weights are 0 and weigh less than 1e-320
-# each, against Phi >= 1), so its relative error is at most 746 * 2 * 2^-53 + 2^-53 < 2e-13; the
-# compiled engine's weights are within about 2^-52 of theirs relatively, or 0 and below 2^-600 Phi.
-# The sum of N terms, in any order, adds at most N 2^-53 Phi. The tolerance below is 10^4 times
-# 2e-13 plus 4 times the summation term; a row whose float vote is within it of 0 is decided
-# exactly (``_exact_vote_sign``).
+# The float vote is trusted only when abs(S_float) > _tie_tolerance(N) * Phi_float; otherwise it is
+# decided exactly (``_exact_vote_sign``). This is Lemma "the float vote" of chapter 5
+# (``vote_error_bound``): with weights that are within a relative eps of (1 - eta)^(c_i - r) or set
+# to 0 when below tau, and Phi_float >= phi_min, the float sign is the exact sign as soon as
+# abs(S_float) > delta(N, eps) Phi_float + (1 + eps) N tau. Both users of this tolerance meet the
+# hypotheses by construction, with no exp and no subnormal weight: ``WeightedMajority.predict`` uses
+# the 120-bit integer chain of ``_integer_powers`` (eps <= 2^-53 + k 2^-118 after k steps, tau =
+# 2^-960, phi_min = 1), the engine the double-double chain of ``_kernels_experts`` (eps <= 2^-53 +
+# 6.02 k 2^-106, tau = 2^-960, phi_min = 2^-300). The assertion
+# ``vote_error_bound(N, eps, tau, phi_min) < _tie_tolerance(N)`` is tested for N up to 10^9.
 def _tie_tolerance(n_experts: int) -> float:
     return 2e-9 + 4 * n_experts * 2.0**-53
+
+
+UNIT_ROUNDOFF = 2.0**-53  # u: round to nearest in IEEE double, |fl(x) - x| <= u |x| for normal results
+ZEROED_BELOW = 2.0**-960  # the weight below which the vote's weights are set to 0 (``_kernels_experts.TINY``)
+
+
+def vote_error_bound(n_experts: int, eps: float, tau: float, phi_min: float) -> float:
+    """The margin of Lemma "the float vote" (chapter 5), relative to the computed total weight.
+
+    Hypotheses: S = sum_i p_i w_i with p_i = ±1 and w_i >= 0 exact; each computed weight is
+    either w_hat_i with abs(w_hat_i - w_i) <= eps w_i, or 0 with w_i <= tau; S_hat and
+    Phi_hat are the float sums of p_i w_hat_i and w_hat_i (N terms, any order, round to
+    nearest, gradual underflow), and Phi_hat >= phi_min. Then abs(S_hat - S) <= bound *
+    Phi_hat with bound = delta + (1 + eps) N tau / phi_min, delta = (gamma + eps / (1 - eps))
+    / (1 - gamma), gamma = (N - 1) u / (1 - (N - 1) u); so abs(S_hat) > bound * Phi_hat
+    implies sign(S_hat) = sign(S) != 0. Returns that bound (a float slightly above it).
+
+    Raises
+    ------
+    ValueError
+        If N < 1, eps or tau < 0, phi_min <= 0, or (N - 1) u or eps >= 1/2.
+    """
+    n = check_int(n_experts, "n_experts", low=1)
+    if not (0 <= eps < 0.5):
+        raise ValueError(f"eps must be in [0, 1/2) (a relative error of the weights), got {eps!r}")
+    if not (tau >= 0 and phi_min > 0):
+        raise ValueError(f"tau must be >= 0 and phi_min > 0, got tau = {tau!r}, phi_min = {phi_min!r}")
+    k = (n - 1) * UNIT_ROUNDOFF
+    if k >= 0.5:
+        raise ValueError(f"n_experts must have (N - 1) 2^-53 < 1/2, got {n}")
+    gamma = k / (1 - k)
+    delta = (gamma + eps / (1 - eps)) / (1 - gamma)
+    return (delta + (1 + eps) * n * tau / phi_min) * (1 + 4 * UNIT_ROUNDOFF)
 
 
 def _exact_rate(eta: float) -> tuple[int, int]:
@@ -217,6 +255,35 @@ def _exact_vote_sign(counts: np.ndarray, advice: np.ndarray, rate: tuple[int, in
     top = max(net)
     total = sum(n * (pow(a, e) << (q * (top - e))) for e, n in net.items())
     return (total > 0) - (total < 0)
+
+
+POWER_BITS = 120  # the mantissa length of ``_integer_powers``' chain
+
+
+def _integer_powers(rate: tuple[int, int], n: int) -> np.ndarray:
+    """(1 - eta)^k for k = 0..n-1 as floats, from a chain of 120-bit integer mantissas (chapter 5).
+
+    With 1 - eta = a / 2^q, the power is kept as m 2^e with m of at most ``POWER_BITS`` bits:
+    each step multiplies m by a exactly and drops the bits beyond 120 (a relative error below
+    2^-119), so after k steps m 2^e is within k 2^-119 of the exact power (relatively), and the
+    float, rounded once (``float(m)`` is correctly rounded, ``ldexp`` exact for a normal result), is
+    within 2^-53 + k 2^-118 of it. From the first power below 2^-960 on, the entries are 0.
+    """
+    a, q = rate
+    out = np.zeros(n)
+    m, e = 1, 0
+    for k in range(n):
+        value = math.ldexp(float(m), e)
+        if value < ZEROED_BELOW:
+            break
+        out[k] = value
+        m *= a
+        e -= q
+        extra = m.bit_length() - POWER_BITS
+        if extra > 0:
+            m >>= extra
+            e += extra
+    return out
 
 
 class ExpertsRun(NamedTuple):
@@ -370,7 +437,7 @@ def weighted_majority_run(P: Any, y: Any, eta: float) -> ExpertsRun:
 
     The run behind Theorem "Weighted Majority's mistake bound" and its proof's potential.
     ``run.mistakes`` is M and ``run.best_expert_mistakes`` is m. The predictions are
-    exact, ties included (ties go to +1; a vote within rounding of 0 is re-decided
+    exact, ties included (ties go to +1; a vote within the band of Lemma "the float vote" is re-decided
     in integer arithmetic, see the module docstring), and equal those of
     ``WeightedMajority`` played round by round. The same run gives
     Randomized Weighted Majority's exact expectation (Theorem "Randomized Weighted
@@ -469,6 +536,7 @@ class WeightedMajority:
         self._log_factor = _log_factor(self.eta)
         self._table = None if math.isinf(self._log_factor) else _power_table(self._log_factor)
         self._rate = None if math.isinf(self._log_factor) else _exact_rate(self.eta)
+        self._vote_table: np.ndarray | None = None  # the vote's weights, ``_vote_weights``
         self.expert_mistakes = np.zeros(self.n_experts, dtype=np.int64)
         self.rounds = 0
 
@@ -496,12 +564,30 @@ class WeightedMajority:
         w = self.weights
         return float(w[x != check_label(y)].sum() / w.sum())
 
+    def _vote_weights(self) -> np.ndarray:
+        """(1 - eta)^(c_i - min c), each within eps = 2^-53 + k 2^-118 of its exact value, 0 below 2^-960.
+
+        Pure Python, no exp (whose accuracy IEEE does not fix) and no subnormal number: the
+        powers come from ``_integer_powers``, so the hypotheses of Lemma "the float vote"
+        (chapter 5) hold by construction. The table grows by doubling as the records spread.
+        """
+        excess = self.expert_mistakes - self.expert_mistakes.min()
+        top = int(excess.max())
+        table = self._vote_table
+        if table is None or (top >= len(table) and table[-1] != 0.0):
+            size = max(top + 1, 64 if table is None else 2 * len(table))
+            table = self._vote_table = _integer_powers(self._rate, size)
+        return np.take(table, excess, mode="clip")
+
     def predict(self, x: Any) -> int:
         x = self._advice(x)
-        # the rule of the module docstring, as weighted_majority_run: near-ties are decided in exact integer arithmetic
-        w = self.weights
+        # the rule of the module docstring, as weighted_majority_run: the float vote where Lemma "the float
+        # vote" (chapter 5) proves its sign right, exact integer arithmetic within its margin of 0
+        if self._rate is None:  # eta = 1: weights 0 and 1, the float vote is an exact integer
+            return 1 if float(np.dot(self.weights, x)) >= 0 else -1
+        w = self._vote_weights()
         vote = float(np.dot(w, x))
-        if self._rate is not None and abs(vote) <= _tie_tolerance(self.n_experts) * float(w.sum()):
+        if abs(vote) <= _tie_tolerance(self.n_experts) * float(w.sum()):
             vote = _exact_vote_sign(self.expert_mistakes, x, self._rate)
         return 1 if vote >= 0 else -1
 

@@ -263,3 +263,50 @@ def test_rwma_against_punisher_pathwise_bound_and_seed():
         rwma_against_punisher(300, 5, 1.0, 10, np.random.default_rng(0))
     with pytest.raises(TypeError):
         rwma_against_punisher(300, 5, 0.1, 10, 0)
+
+
+# --- issue 38: the replay's weights (Lemma "the float vote", part (b)) ----------------------------
+from onlinelib.chapters.experts import float_chain_powers  # noqa: E402
+
+
+@pytest.mark.parametrize("eta", [0.05, 0.1, 0.2, 0.5])
+def test_float_chain_powers_within_gamma_2k(eta):
+    chain = float_chain_powers(eta, 400)
+    beta, w, u = 1 - Fraction(eta), Fraction(1), Fraction(1, 2**53)
+    for k, value in enumerate(chain.tolist()):
+        if value == 0.0:
+            assert w < Fraction(2) ** -999 and not chain[k:].any()
+            break
+        assert abs(Fraction(value) - w) <= 2 * k * u / (1 - 2 * k * u) * w, (eta, k)
+        w *= beta
+    long = float_chain_powers(0.5, 1100)
+    assert long[1000] == 2.0**-1000 and long[1001] == 0.0  # flushed below 2^-1000, never subnormal
+
+
+@pytest.mark.parametrize("kwargs, error", [(dict(eta=0.6, n=3), ValueError), (dict(eta=0.1, n=0), ValueError)])
+def test_float_chain_powers_bad_input(kwargs, error):
+    with pytest.raises(error):
+        float_chain_powers(**kwargs)
+
+
+def test_exact_wma_replay_margin_and_the_subnormal_case():
+    log_factor = math.log1p(-0.1)
+    k = next(k for k in range(6000, 8000) if math.exp(k * log_factor) == math.exp((k + 1) * log_factor) > 0)
+    counts = np.array([0, 0, k, k + 1])
+    P = np.array([*[np.where(counts > j, -1, 1) for j in range(k + 1)], [1, -1, -1, 1]], dtype=np.int8)
+    y = np.ones(len(P), dtype=np.int8)
+    rep = exact_wma_replay(P, y, 0.1)
+    assert rep["predictions"][-1] == -1 == weighted_majority_run(P, y, 0.1).predictions[-1]
+    assert 0 < rep["margin"] < 1e-9
+
+
+@pytest.mark.parametrize("T, N", [(200, 3), (1000, 10), (999, 2)])
+def test_random_stream_regret_against_exact_fractions(T, N):
+    """R*(T, N) = T/2 - sum_k P(m > k)^N, exactly; the float version's relative error is below 1e-12."""
+    total = 2**T
+    tail, exact_min = total, Fraction(0)  # tail = 2^T P(m > k), starting at k = -1
+    for k in range(T):
+        tail -= math.comb(T, k)
+        exact_min += Fraction(tail, total) ** N
+    exact = Fraction(T, 2) - exact_min
+    assert abs(Fraction(random_stream_regret(T, N)) - exact) <= Fraction(1, 10**12) * exact

@@ -1068,3 +1068,102 @@ def test_wrong_fraction_is_accurate_to_a_few_ulps(eta):
         # F_t = (Phi - y S) / (2 Phi): the rounding of the two sums, about N ulps of 1, absolutely
         error = np.abs(F - reference.astype(float))
         assert error.max() <= (P.shape[1] + 8) * 2.0**-53, error.max()
+
+
+# --- issue 38: Lemma "the float vote" (chapter 5) and the subnormal case --------------------------
+U = 2.0**-53
+
+
+def test_vote_error_bound_formula_and_domain():
+    import onlinelib.experts as ex
+
+    # N = 1, eps = 0, tau = 0: no rounding at all (one term, exact weight)
+    assert ex.vote_error_bound(1, 0.0, 0.0, 1.0) == 0.0
+    n, eps, tau, phi = 10, 1e-15, 2.0**-960, 2.0**-300
+    gamma = (n - 1) * U / (1 - (n - 1) * U)
+    want = (gamma + eps / (1 - eps)) / (1 - gamma) + (1 + eps) * n * tau / phi
+    assert want <= ex.vote_error_bound(n, eps, tau, phi) <= want * (1 + 5 * U)
+    for args, error in [
+        ((0, 0.0, 0.0, 1.0), ValueError),
+        ((2, 0.5, 0.0, 1.0), ValueError),
+        ((2, -1e-3, 0.0, 1.0), ValueError),
+        ((2, 0.0, -1.0, 1.0), ValueError),
+        ((2, 0.0, 0.0, 0.0), ValueError),
+        ((2**52 + 2, 0.0, 0.0, 1.0), ValueError),
+        ((2.5, 0.0, 0.0, 1.0), TypeError),
+    ]:
+        with pytest.raises(error):
+            ex.vote_error_bound(*args)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 10**4, 10**6, 10**9])
+def test_the_band_exceeds_the_lemmas_margin(n):
+    """The library's band is wider than the lemma's margin for its two kinds of weights (k <= 2^50 products)."""
+    import onlinelib.experts as ex
+
+    k = 2**50
+    rho = 6.02 * k * U**2
+    engine = ex.vote_error_bound(n, U * (1 + rho) / (1 - U) + rho, ex.ZEROED_BELOW, 2.0**-300)
+    learner = ex.vote_error_bound(n, U + k * 2.0**-118, ex.ZEROED_BELOW, 1.0)
+    assert max(engine, learner) < ex._tie_tolerance(n)
+
+
+@pytest.mark.parametrize("eta", [0.1, 0.3, 0.5, 1 / 3, 0.999, 1e-3])
+def test_integer_powers_are_within_the_lemmas_eps(eta):
+    import onlinelib.experts as ex
+
+    table = ex._integer_powers(ex._exact_rate(eta), 300)
+    beta = 1 - Fraction(eta)
+    w = Fraction(1)
+    for k, value in enumerate(table.tolist()):
+        if value == 0.0:  # zeroed: the exact power is below 2^-960 (and stays there)
+            assert w < Fraction(2) ** -960 * (1 + Fraction(1, 2**50))
+            assert not table[k:].any()
+            break
+        assert value >= 2.0**-960
+        assert abs(Fraction(value) - w) <= (Fraction(1, 2**53) + k * Fraction(1, 2**118)) * w, k
+        w *= beta
+    if eta == 0.5:  # powers of 2: exact, and 0 from 2^-961 on
+        assert table[:961].tolist() == [2.0**-k for k in range(961)][:300]
+
+
+def subnormal_case():
+    """eta = 0.1, counts (0, 0, k, k + 1) with the same subnormal exp weight for the last two; advice (+, -, -, +)."""
+    log_factor = math.log1p(-0.1)
+    k = next(k for k in range(6000, 8000) if math.exp(k * log_factor) == math.exp((k + 1) * log_factor) > 0)
+    return k, *stream_with_counts([0, 0, k, k + 1], [1, -1, -1, 1])
+
+
+def test_subnormal_exp_weights_break_the_old_argument_and_the_library_is_exact():
+    """The old comment: every exp weight within 2e-13 relatively. A subnormal one is 6% off, and the plain
+    float vote with exp weights errs (0, so +1); the library (engine, play, per-round learner) says -1, exactly."""
+    k, P, y = subnormal_case()
+    counts = np.array([0, 0, k, k + 1])
+    beta = 1 - Fraction(0.1)
+    exact = sum(int(p) * beta ** int(c) for p, c in zip(P[-1], counts, strict=True))
+    assert exact < 0
+    exp_weights = np.exp(counts * math.log1p(-0.1))
+    assert exp_weights[2] == exp_weights[3] < 2.0**-1022
+    assert abs(Fraction(exp_weights[2]) - beta**k) > Fraction(1, 100) * beta**k  # (H1) fails for exp
+    assert (1 if float(np.dot(exp_weights, P[-1])) >= 0 else -1) == 1  # the plain float vote errs
+    assert weighted_majority_run(P, y, 0.1).predictions[-1] == -1
+    assert WeightedMajority(4, 0.1).play(P, y)[-1] == -1
+    learner = WeightedMajority(4, 0.1)
+    learner.expert_mistakes[:] = counts
+    assert learner.predict(P[-1]) == -1
+    # the mirrored advice: +1
+    learner.expert_mistakes[:] = counts
+    assert learner.predict(-P[-1]) == 1
+
+
+def test_predict_weights_hold_no_subnormal_and_need_no_exp(monkeypatch):
+    """The vote's weights come from the integer chain: no exp (whose accuracy IEEE does not fix), no subnormal."""
+    import onlinelib.experts as ex
+
+    learner = WeightedMajority(5, 0.1)
+    learner.expert_mistakes[:] = [0, 3, 700, 6700, 7200]
+    monkeypatch.setattr(ex, "_weight_rows", lambda *a: pytest.fail("predict used the exp weights"))
+    w = learner._vote_weights()
+    assert w[0] == 1.0 and np.all((w == 0) | (w >= 2.0**-960))
+    assert w[3] == w[4] == 0.0 and w[2] > 0
+    assert learner.predict([1, -1, -1, 1, 1]) == 1

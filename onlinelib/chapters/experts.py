@@ -9,7 +9,8 @@
 * ``adversary_regret``: WMA's and RWMA's regret against the adversary for
   several horizons T, with eta tuned to each T.
 * ``exact_wma_replay``: Weighted Majority's predictions on a fixed stream,
-  re-decided independently of the library, every near-tie in ``Fraction`` arithmetic.
+  re-decided independently of the library (weights from ``float_chain_powers``, a plain
+  float chain), every near-tie in ``Fraction`` arithmetic.
 * ``random_stream_regret``: R*(T, N) = E[max_i (T/2 - m_i)], the expected regret
   of every learner on uniformly random advice and outcomes (the lower bound).
 * ``rwma_against_punisher``: RWMA against an adaptive adversary that sees the
@@ -50,6 +51,9 @@ __all__ = [
     "compare_experts",
     "adversary_regret",
     "exact_wma_replay",
+    "float_chain_powers",
+    "double_double_powers",
+    "vote_tie_band",
     "hedge_run",
     "random_stream_regret",
     "rwma_against_punisher",
@@ -202,30 +206,90 @@ def adversary_regret(n_experts: int, horizons: Any, rng: np.random.Generator) ->
     return out
 
 
+def float_chain_powers(eta: float, n: int, flush: float = 2.0**-1000) -> np.ndarray:
+    """w_k = fl(w_(k-1) * fl(1 - eta)), w_0 = 1, for k = 0..n-1, set to 0 from the first below ``flush`` (chapter 5).
+
+    A plain float chain, independent of the library's double-double one: w_k is within
+    gamma_(2k) = 2ku / (1 - 2ku) of (1 - eta)^k relatively (u = 2^-53; k roundings of the
+    products and the rounding of 1 - eta, each a factor 1 + d with abs(d) <= u, as long as no
+    product is subnormal, which the flush guarantees for eta <= 1/2). These are the weights
+    of ``exact_wma_replay`` and the hypothesis eps of Lemma "the float vote".
+    """
+    eta = check_eta(eta, high=0.5, why="the chain's products stay normal only for 1 - eta >= 1/2")
+    n = check_int(n, "n", 1)
+    base = 1.0 - eta
+    out = np.zeros(n)
+    w = 1.0
+    for k in range(n):
+        if w < flush:
+            break
+        out[k] = w
+        w *= base
+    return out
+
+
+def double_double_powers(eta: float, n: int) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """The compiled engine's weights (1 - eta)^k, k = 0..n-1, as double-doubles (chapter 5, Lemma "the float vote" (b)).
+
+    Returns ``(bh, bl, hi, lo)``: 1 - eta = bh + bl exactly (bh the nearest double), and the
+    engine's chain of double-double products hi[k] + lo[k], the weights whose relative error part
+    (b) of the lemma bounds.
+    """
+    from .._kernels_experts import power_table  # numba: compiled on first use only
+    from ..experts import _rate_pair
+
+    eta = check_eta(eta)
+    n = check_int(n, "n", 1)
+    bh, bl = _rate_pair(eta)
+    hi, lo = power_table(bh, bl, n)
+    return bh, bl, np.asarray(hi), np.asarray(lo)
+
+
+def vote_tie_band(n_experts: int) -> float:
+    """The band around a tie, relative to the total weight, inside which the library decides a vote exactly (chapter 5).
+
+    A vote with abs(S) at most this times the total weight is re-decided in integers by
+    ``WeightedMajority`` and the compiled engine; Lemma "the float vote" shows the float sign is
+    right outside it (``ol.vote_error_bound`` is below it for N up to 10^9).
+    """
+    from ..experts import _tie_tolerance
+
+    return _tie_tolerance(check_int(n_experts, "n_experts", 1))
+
+
 def exact_wma_replay(P: Any, y: Any, eta: float, band: float = 1e-6) -> dict[str, Any]:
     """Weighted Majority's predictions on (P, y), decided without the library's vote (chapter 5).
 
-    Each round's vote S = sum_i p_i (1 - eta)^{c_i} is first computed in floats,
-    with weights exp((c_i - min c) ln(1 - eta)) and a plain numpy sum. Its error
-    is below (2e-13 + N 2^-53) Phi (each weight's exponent has abs(x) <= 746 and
-    relative error <= 2^-52, the sum adds N 2^-53 Phi), far below ``band`` Phi for
-    any N < 10^9, so outside the band the float sign is the sign of S. Rounds with
-    abs(S) <= band Phi are re-decided with ``fractions.Fraction`` weights
-    (1 - eta)^{c_i}, eta read as the exact binary fraction the float holds; a
-    vote that is exactly 0 is a tie and goes to +1.
+    Each round's vote S = sum_i p_i (1 - eta)^{c_i} is first computed in floats, with the
+    weights w_(c_i - min c) of ``float_chain_powers`` (1 for the best record, so Phi >= 1)
+    and a plain numpy sum. Lemma "the float vote" bounds its error by
+    ``vote_error_bound(N, gamma_(2k), 2^-999, 1)`` Phi for records spread by at most k, far
+    below ``band`` Phi (checked here: ValueError otherwise), so outside the band the float
+    sign is the sign of S. Rounds with abs(S) <= band Phi are re-decided with
+    ``fractions.Fraction`` weights (1 - eta)^{c_i}, eta read as the exact binary fraction
+    the float holds; a vote that is exactly 0 is a tie and goes to +1.
 
     Returns a dict: ``predictions`` (int8 array), ``mistakes`` (int),
-    ``exact_rounds`` (rounds re-decided in Fractions) and ``ties`` (rounds with S = 0).
+    ``exact_rounds`` (rounds re-decided in Fractions), ``ties`` (rounds with S = 0) and
+    ``margin`` (the lemma's bound on abs(S_float - S) / Phi_float used).
     """
+    from ..experts import UNIT_ROUNDOFF, vote_error_bound
+
     P, y = check_expert_stream(P, y)
-    eta = check_eta(eta, closed="neither", why="eta = 1 is Halving; its vote is an integer already")
+    eta = check_eta(eta, high=0.5, why="the replay's float chain needs 1 - eta >= 1/2 (no subnormal product)")
     band = float(band)
     if not 1e-9 <= band <= 1e-3:
         raise ValueError(f"band must be in [1e-9, 1e-3] (far above rounding, far below a real vote), got {band}")
     wrong = P != y[:, None]
     before = np.cumsum(wrong, axis=0) - wrong
     excess = before - before.min(axis=1, keepdims=True)
-    weights = np.exp(excess * math.log1p(-eta))
+    spread = int(excess.max())
+    chain = float_chain_powers(eta, spread + 2)  # ends with a 0 or covers every excess
+    two_k_u = 2 * (spread + 1) * UNIT_ROUNDOFF
+    margin = vote_error_bound(P.shape[1], two_k_u / (1 - two_k_u), 2.0**-999, 1.0)
+    if margin >= band:
+        raise ValueError(f"band {band} is within the float vote's error bound {margin:.2e}: use a wider band")
+    weights = chain[np.minimum(excess, len(chain) - 1)]
     vote = (weights * P).sum(axis=1)
     total = weights.sum(axis=1)
     predictions = np.where(vote >= 0, 1, -1).astype(np.int8)
@@ -241,6 +305,7 @@ def exact_wma_replay(P: Any, y: Any, eta: float, band: float = 1e-6) -> dict[str
         "mistakes": int(np.count_nonzero(predictions != y)),
         "exact_rounds": int(near.size),
         "ties": int(ties),
+        "margin": margin,
     }
 
 
