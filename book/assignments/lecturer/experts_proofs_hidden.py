@@ -42,6 +42,9 @@ FORBIDDEN = [
     "onlinelib.Halving",
     "onlinelib.version_space._VersionSpace",
     "onlinelib.certificates._wma_vote_sign",
+    "onlinelib.experts._integer_powers",  # the vote's weights (1 - eta)^k
+    "onlinelib.certificates._float_chain",
+    "onlinelib.chapters.experts",  # exact_wma_replay is a whole Weighted Majority
 ]
 WM_MODEL = r"""
 Write $w_{t,i} = (1-\eta)^{c_{t,i}}$ for the weight of expert $i$ before round $t$ ($c_{t,i}$ its

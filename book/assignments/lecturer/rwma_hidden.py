@@ -31,6 +31,9 @@ FORBIDDEN = [
     "onlinelib.experts._weight_rows",
     "onlinelib.experts._log_weights",
     "onlinelib.experts._vote",
+    "onlinelib.experts._integer_powers",  # the vote's weights (1 - eta)^k
+    "onlinelib.certificates._float_chain",
+    "onlinelib.chapters.experts",  # exact_wma_replay is a whole Weighted Majority
     "onlinelib._kernels_experts",  # the compiled Weighted Majority engine and RWMA Monte Carlo
     "onlinelib.Halving",
     "onlinelib.randomized_halving_expected_mistakes",
