@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 from onlinelib import Perceptron, Winnow2, notes_winnow_bound, run, winnow2_bound  # noqa: E402
+from onlinelib.adversaries import winnow2_exact_replay  # noqa: E402
 from onlinelib.bounds import notes_winnow_bound_sign  # noqa: E402
 from onlinelib.chapters.winnow import (  # noqa: E402
     NOTES_COUNTEREXAMPLES,
@@ -265,7 +266,19 @@ def test_stored_counterexamples_contradict_the_notes_strict_bound():
     assert [replay_notes_counterexample(1.7, n).notes_sign for n in (2048, 4096, 8192)] == [0, 0, 0]
     assert [replay_notes_counterexample(1.6, n).notes_sign for n in (192, 384)] == [1, 1]
     tie = replay_notes_counterexample(1.5, 40)
-    assert not tie.positive_at_threshold and tie.ties == 1 and tie.mistakes_other < tie.mistakes
+    assert not tie.positive_at_threshold and (tie.ties, tie.mistakes_other) == (4, 14)
+
+
+def test_counterexample_ties_are_counted_on_the_search_path():
+    # issue 38, second pass: the ties were counted on the path of the *other* tie convention (1 instead of 4);
+    # under Winnow's rule "+1 iff w.x > theta" four positive rounds of the alpha = 1.5 stream score exactly theta
+    c = replay_notes_counterexample(1.5, 40)
+    _, _, scores = winnow2_exact_replay(c.X, c.y, 1.5, 40)
+    tied = [t for t, score in enumerate(scores) if score == 40]
+    assert len(tied) == c.ties == 4 and all(c.y[t] == 1 for t in tied)
+    # on the other convention's path the first round (all ones, score theta) is no mistake at all
+    predicted, _, _ = winnow2_exact_replay(c.X, c.y, 1.5, 40, positive_at_threshold=True)
+    assert predicted[0] == c.y[0] == 1 and int(np.count_nonzero(predicted != c.y)) == c.mistakes_other == 14
 
 
 @pytest.mark.parametrize(("alpha", "n"), [(1.5, 40), (1.6, 192), (1.6, 384), (1.7, 2048)])
@@ -301,8 +314,13 @@ def test_chapter_text_quotes_the_notes_bound_as_strict_and_the_open_range():
     # stale descriptions: both adversaries decide in exact arithmetic, not with Winnow2's floats
     assert "lets `Winnow2` itself decide" not in text
     assert "replayed on `ol.Winnow2`, in floating point" not in text
-    # the Perceptron's fitted exponent is 0.86, not "almost in proportion to N"
+    # the Perceptron's fitted exponent is 0.86, not "almost in proportion to N" or "a slope close to 1"
     assert "almost in proportion to $N$" not in text and "almost like $N$" not in text
+    assert "slope close to 1" not in text and "We expect $d$ close to 1" not in text
+    # second pass: the alpha = 1.5, N = 40 stream has four ties, not one; alpha = 1.1 meets the strict bound at N = 2
+    assert "One round scores exactly $\\theta$" not in text and "{glue:text}`wn_a15_ties:d`" in text
+    assert "beats the notes' bound from $N = 3$ on" not in text
+    assert "contradicts the notes' strict bound already at $N = 2$" in text
     # cited theorems (Kivinen, Warmuth and Auer's lower bound) are not checked by a cell: the text says so
     assert "each claim is followed by the code cell that checks it" not in text
     assert "We cite this lower bound and do not\ncheck it here" in text

@@ -453,8 +453,10 @@ class NotesCounterexample(NamedTuple):
     """A stored stream replayed against the notes' bound 2 + 3(lg N + 1) (chapter 4, ``replay_notes_counterexample``).
 
     ``mistakes`` and ``mistakes_other`` are exact counts under the search's tie
-    convention and under the other one (equal when ``ties`` is 0: no score equals
-    theta); ``float_mistakes`` is what ``onlinelib.Winnow2`` (floating point, the
+    convention and under the other one; ``ties`` counts the rounds whose exact
+    score equals theta when the stream is replayed under the search's convention
+    (when it is 0 the other convention takes the same path, so the two counts are
+    equal); ``float_mistakes`` is what ``onlinelib.Winnow2`` (floating point, the
     search's convention) makes; ``notes_sign`` is the exact sign of
     ``mistakes - notes_bound`` (0 or +1 contradicts the notes' strict bound).
     """
@@ -490,10 +492,11 @@ def replay_notes_counterexample(alpha: float, n_features: int) -> NotesCounterex
     """
     alpha, n, ties_positive, text = _stored(alpha, n_features)
     X, y = winnow_certificate_stream(n, text)
-    counts = {}
+    counts, ties = {}, {}
     for convention in (ties_positive, not ties_positive):
         predicted, _, scores = winnow2_exact_replay(X, y, alpha, n, positive_at_threshold=convention)
         counts[convention] = int(np.count_nonzero(predicted != y))
+        ties[convention] = sum(score == n for score in scores)
     learner = Winnow2(n, alpha, n, positive_at_threshold=ties_positive)
     made = counts[ties_positive]
     return NotesCounterexample(
@@ -505,7 +508,7 @@ def replay_notes_counterexample(alpha: float, n_features: int) -> NotesCounterex
         mistakes=made,
         mistakes_other=counts[not ties_positive],
         promotions=int(np.count_nonzero(y == 1)),
-        ties=sum(score == n for score in scores),
+        ties=ties[ties_positive],
         float_mistakes=run(learner, X, y).n_mistakes,
         notes_bound=float(notes_winnow_bound(n, 1)),
         notes_sign=notes_winnow_bound_sign(made, n, 1),
