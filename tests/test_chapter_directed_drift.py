@@ -519,3 +519,23 @@ def test_batch_bounds_bad_input(args):
     for f in (single_bit_bad_bound, majority_fail_bound):
         with pytest.raises((ValueError, TypeError)):
             f(*args)
+
+
+def test_bound_helpers_live_in_their_module_and_are_re_exported():
+    from onlinelib.chapters import directed_drift, directed_drift_bounds
+
+    for name in directed_drift_bounds.__all__:
+        assert getattr(directed_drift, name) is getattr(directed_drift_bounds, name)
+        assert name in directed_drift.__all__
+
+
+def test_clipped_hebb_wrong_coordinates_below_the_majority_bound():
+    # n (1 - a_n(m)) <= gamma: Bin(m, p_-) > m/2 needs Bin(m - 1, p_-) >= ceil(m/2) - 1 (chapter 7)
+    from onlinelib.binary_weights import clipped_hebb_agreement
+    from onlinelib.chapters.directed_drift_bounds import majority_fail_bound
+
+    for n in (25, 101, 401):
+        m = dd.multi_bit_batch_size(n)
+        m += 1 - m % 2  # the clipped Hebb rule needs an odd number of examples
+        wrong = n * (1 - clipped_hebb_agreement(n, m, exact=False))
+        assert 0 < wrong <= majority_fail_bound(n, m), (n, m, wrong)
