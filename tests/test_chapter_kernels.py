@@ -342,6 +342,11 @@ CHAPTER = (Path(__file__).resolve().parents[1] / "book" / "kernels.md").read_tex
         "would learn small DNF with few mistakes",  # monotone DNF (errata item 6)
         "A sample of polynomial size is therefore almost\northogonal",  # needs n of order lg m (now proved)
         "; $Q$ is positive\ndefinite, so",  # now proved by Gershgorin
+        # second pass: sum a_i / m is 0.99992 at n = 50, below 1; the bound is vacuous only with its sqrt term
+        "the margin-based bound is above 1\nbefore its",
+        "the same as one vote per round",  # Freund and Schapire's vote counts h_1..h_T, not h_0..h_{T-1}
+        "$R^2\\|u\\|^2$ is $(s + \\frac14)",  # with margin 1/2 the bound is (4s + 1) R^2, not (s + 1/4) R^2
+        "Let $K_k(x, z)",  # the chapter's name for this kernel is K_{<= k} (the lemma's)
     ],
 )
 def test_the_chapter_no_longer_says(old):
