@@ -467,3 +467,13 @@ def test_integrate_noisy_order_rejects_bad_input():
         ch.integrate_noisy_order(**(good | {"R0": 1.2}))
     with pytest.raises(TypeError, match="schedule"):
         ch.integrate_noisy_order(**(good | {"schedule": "fast"}))
+
+
+def test_the_noisy_order_functions_are_the_library_s():
+    """The (R, q) ODE lives in onlinelib.learning_curves.noisy_order; the chapter module re-exports it."""
+    from onlinelib.chapters import learning_curves as chapter
+    from onlinelib.learning_curves import noisy_order
+
+    for name in ("noisy_mean_drift", "noisy_error_batch", "noisy_order_rhs", "integrate_noisy_order"):
+        assert getattr(chapter, name) is getattr(noisy_order, name), name
+        assert getattr(chapter, name).__module__ == "onlinelib.learning_curves.noisy_order", name

@@ -16,7 +16,8 @@
 * The benchmark constants of the section "How good is 4/pi?": ``benchmark_integral`` (K(R), J = K(1)),
   ``BAYES_CONSTANT``, ``GIBBS_CONSTANT``, ``ONLINE_OPTIMAL_CONSTANT``, the optimal on-line drift
   ``optimal_online_rhs`` and the Hebb overlap ``hebb_overlap``.
-* Re-exported from ``onlinelib.learning_curves.noisy_order`` (library theory the chapter uses):
+* Imported from ``onlinelib.learning_curves.noisy_order`` (library theory the chapter uses, documented
+  there and kept out of this module's ``__all__``), so that ``chapter.X`` works in the chapter:
   ``noisy_mean_drift``, ``noisy_error_batch``, ``noisy_order_rhs`` and ``integrate_noisy_order``.
 
 Conventions as in ``onlinelib.learning_curves``: centred Gaussian inputs,
@@ -32,12 +33,7 @@ import numpy as np
 from scipy import integrate, special
 
 from ..learning_curves import integrate_R, power_schedule, schedule_asymptote, simulate_normalized_perceptron
-from ..learning_curves.noisy_order import (  # library theory, re-exported for the chapter's ``chapter.X``
-    integrate_noisy_order,
-    noisy_error_batch,
-    noisy_mean_drift,
-    noisy_order_rhs,
-)
+from ..learning_curves import noisy_order as _noisy_order
 from ..plotting import axes_row
 from ..validation import Interval, check_int, check_real, check_scalar
 
@@ -54,14 +50,17 @@ __all__ = [
     "benchmark_integral",
     "explore_learning_curve",
     "hebb_overlap",
-    "integrate_noisy_order",
-    "noisy_error_batch",
-    "noisy_mean_drift",
-    "noisy_order_rhs",
     "optimal_online_rhs",
     "plot_explore",
     "plot_static",
 ]
+
+# The (R, q) ODE and its helpers are library theory (onlinelib.learning_curves.noisy_order); the chapter
+# calls them as ``chapter.X``.
+noisy_mean_drift = _noisy_order.noisy_mean_drift
+noisy_error_batch = _noisy_order.noisy_error_batch
+noisy_order_rhs = _noisy_order.noisy_order_rhs
+integrate_noisy_order = _noisy_order.integrate_noisy_order
 
 #: The largest input dimension ``explore_learning_curve`` accepts.
 MAX_N = 1000

@@ -15,7 +15,7 @@ In the thermodynamic limit the overlap ``R = W.W0`` obeys the ODE of Eq. (4),
     dR/dalpha = (eta/sqrt(2 pi)) (1 - R^2) - (eta^2/(2 pi)) R arccos(R),
 
 with ``alpha = t/N`` and generalization error ``eps_g = arccos(R)/pi`` (Eq. 3).
-The package has six parts; each imports only the ones listed before it, and
+The package has seven parts; each imports only the ones listed before it, and
 ``__all__`` is theirs joined:
 
 * ``theory``: ``generalization_error`` (Eq. 3), ``ode_rhs`` and ``integrate_R``
@@ -37,14 +37,17 @@ The package has six parts; each imports only the ones listed before it, and
   the modulation averages of Hebb, the perceptron and the AdaTron, their ODEs, large-alpha
   laws and exact reduced simulation; the greedy learning rate; the Fisher information of a
   teacher with Gaussian output noise (Cramer-Rao) and the optimal on-line drift;
-* ``committee``: Saad and Solla's soft-committee ODEs with erf units (plateaus).
+* ``committee``: Saad and Solla's soft-committee ODEs with erf units (plateaus);
+* ``noisy_order``: the noisy, shifted problem at finite eta: the mean step ``noisy_mean_drift``,
+  Eq. (8) for arrays (``noisy_error_batch``) and the (R, q) ODE (``noisy_order_rhs``,
+  ``integrate_noisy_order``).
 
 Every public name is importable from here: ``from onlinelib.learning_curves
 import integrate_R``. The equations are those reconstructed in MATH.md
 sections 2.1 and 2.2.
 """
 
-from . import committee, noise, order_parameters, parabola, simulation, theory
+from . import committee, noise, noisy_order, order_parameters, parabola, simulation, theory
 from .committee import (
     committee_covariance,
     committee_error,
@@ -67,6 +70,12 @@ from .noise import (
     robust_schedule,
     robust_schedule_asymptote,
     robust_shift,
+)
+from .noisy_order import (
+    integrate_noisy_order,
+    noisy_error_batch,
+    noisy_mean_drift,
+    noisy_order_rhs,
 )
 from .order_parameters import (
     ONLINE_RULES,
@@ -113,4 +122,5 @@ __all__ = [
     *parabola.__all__,
     *order_parameters.__all__,
     *committee.__all__,
+    *noisy_order.__all__,
 ]
