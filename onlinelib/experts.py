@@ -28,7 +28,7 @@ How the vote is decided, exactly. A float ``eta`` is a binary fraction, so
 exact vote S = sum_i p_i (1 - eta)^{c_i} is >= 0. S is first computed in floating
 point, from weights formed without exp (a double-double chain in the engine, a 120-bit integer
 chain in ``WeightedMajority.predict``) and set to 0 below 2^-960, so that no weight is subnormal: by Lemma "the float vote" of chapter 5
-(``vote_error_bound``) its error is then below (u + (N - 1) u + 1e-16) Phi, u = 2^-53, where
+(``vote_error_bound``, the exact margin) its error is then about N u Phi at most, u = 2^-53, where
 Phi is the total weight. Whenever abs(S) <= (2e-9 + 4 N 2^-53) Phi
 (``_tie_tolerance``), the sign of S is recomputed in exact arithmetic: with
 e_i = c_i - min_j c_j and E = max_i e_i, S times (2^q)^E / (1 - eta)^{min c} is the
@@ -187,8 +187,9 @@ def _vote(weights: np.ndarray, P: np.ndarray) -> np.ndarray:
 # abs(S_float) > delta(N, eps) Phi_float + (1 + eps) N tau. Both users of this tolerance meet the
 # hypotheses by construction, with no exp and no subnormal weight: ``WeightedMajority.predict`` uses
 # the 120-bit integer chain of ``_integer_powers`` (eps <= 2^-53 + k 2^-118 after k steps, tau =
-# 2^-960, phi_min = 1), the engine the double-double chain of ``_kernels_experts`` (eps <= 2^-53 +
-# 6.02 k 2^-106, tau = 2^-960, phi_min = 2^-300). The assertion
+# 2^-959, phi_min = 1), the engine the double-double chain of ``_kernels_experts`` (eps <= 2^-53 +
+# 6.02 k 2^-106, tau = 2^-959, phi_min = 2^-300); tau is 2^-959, not 2^-960, because a weight is
+# zeroed when its *computed* value is below 2^-960, and the exact one is then below (1 + eps) 2^-960. The assertion
 # ``vote_error_bound(N, eps, tau, phi_min) < _tie_tolerance(N)`` is tested for N up to 10^9.
 def _tie_tolerance(n_experts: int) -> float:
     return 2e-9 + 4 * n_experts * 2.0**-53
@@ -207,7 +208,7 @@ def vote_error_bound(n_experts: int, eps: float, tau: float, phi_min: float) -> 
     nearest, gradual underflow), and Phi_hat >= phi_min. Then abs(S_hat - S) <= bound *
     Phi_hat with bound = delta + (1 + eps) N tau / phi_min, delta = (gamma + eps / (1 - eps))
     / (1 - gamma), gamma = (N - 1) u / (1 - (N - 1) u); so abs(S_hat) > bound * Phi_hat
-    implies sign(S_hat) = sign(S) != 0. Returns that bound (a float slightly above it).
+    implies sign(S_hat) = sign(S) != 0. Returns that bound (a float slightly above it: times 1 + 16 u).
 
     Raises
     ------
@@ -224,7 +225,8 @@ def vote_error_bound(n_experts: int, eps: float, tau: float, phi_min: float) -> 
         raise ValueError(f"n_experts must have (N - 1) 2^-53 < 1/2, got {n}")
     gamma = k / (1 - k)
     delta = (gamma + eps / (1 - eps)) / (1 - gamma)
-    return (delta + (1 + eps) * n * tau / phi_min) * (1 + 4 * UNIT_ROUNDOFF)
+    # the float evaluation above rounds about 8 times, each by a factor within 1 +- u: 16 u covers them
+    return (delta + (1 + eps) * n * tau / phi_min) * (1 + 16 * UNIT_ROUNDOFF)
 
 
 def _exact_rate(eta: float) -> tuple[int, int]:

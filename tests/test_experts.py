@@ -1082,7 +1082,7 @@ def test_vote_error_bound_formula_and_domain():
     n, eps, tau, phi = 10, 1e-15, 2.0**-960, 2.0**-300
     gamma = (n - 1) * U / (1 - (n - 1) * U)
     want = (gamma + eps / (1 - eps)) / (1 - gamma) + (1 + eps) * n * tau / phi
-    assert want <= ex.vote_error_bound(n, eps, tau, phi) <= want * (1 + 5 * U)
+    assert want <= ex.vote_error_bound(n, eps, tau, phi) <= want * (1 + 20 * U)
     for args, error in [
         ((0, 0.0, 0.0, 1.0), ValueError),
         ((2, 0.5, 0.0, 1.0), ValueError),
@@ -1103,8 +1103,9 @@ def test_the_band_exceeds_the_lemmas_margin(n):
 
     k = 2**50
     rho = 6.02 * k * U**2
-    engine = ex.vote_error_bound(n, U * (1 + rho) / (1 - U) + rho, ex.ZEROED_BELOW, 2.0**-300)
-    learner = ex.vote_error_bound(n, U + k * 2.0**-118, ex.ZEROED_BELOW, 1.0)
+    tau = 2 * ex.ZEROED_BELOW  # a computed weight below 2^-960 is zeroed: its exact value is below 2^-959
+    engine = ex.vote_error_bound(n, U * (1 + rho) / (1 - U) + rho, tau, 2.0**-300)
+    learner = ex.vote_error_bound(n, U + k * 2.0**-118, tau, 1.0)
     assert max(engine, learner) < ex._tie_tolerance(n)
 
 
@@ -1144,7 +1145,11 @@ def test_subnormal_exp_weights_break_the_old_argument_and_the_library_is_exact()
     assert exact < 0
     exp_weights = np.exp(counts * math.log1p(-0.1))
     assert exp_weights[2] == exp_weights[3] < 2.0**-1022
-    assert abs(Fraction(exp_weights[2]) - beta**k) > Fraction(1, 100) * beta**k  # (H1) fails for exp
+    # (H1) holds for exp only with eps > 1%: the lemma's margin is then wider than the band, it proves nothing
+    assert abs(Fraction(exp_weights[2]) - beta**k) > Fraction(1, 100) * beta**k
+    import onlinelib.experts as ex
+
+    assert ex.vote_error_bound(4, 0.01, 0.0, 1.0) > ex._tie_tolerance(4)
     assert (1 if float(np.dot(exp_weights, P[-1])) >= 0 else -1) == 1  # the plain float vote errs
     assert weighted_majority_run(P, y, 0.1).predictions[-1] == -1
     assert WeightedMajority(4, 0.1).play(P, y)[-1] == -1
