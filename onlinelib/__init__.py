@@ -78,9 +78,9 @@ from .experts import (
     RandomizedWeightedMajority,
     WeightedMajority,
     simulate_randomized_weighted_majority,
-    vote_error_bound,
     weighted_majority_run,
 )
+from .float_vote import vote_error_bound
 from .ftrl import (
     FTRLRun,
     entropic_ftrl,

@@ -20,7 +20,7 @@ neither the vote's sign test below nor F_t, and no subnormal number is ever form
 **Decisions.** ``wma_rows`` decides each round's vote S = sum_i p_i w_i as
 ``experts.WeightedMajority.predict`` does. The float vote (summed in any order: the bound
 used holds for every order) is trusted when abs(S) > ``tolerance`` * Phi, the tolerance of
-``experts._tie_tolerance``, which exceeds the margin ``experts.vote_error_bound`` of Lemma "the
+``float_vote._tie_tolerance``, which exceeds the margin ``float_vote.vote_error_bound`` of Lemma "the
 float vote" of chapter 5 for these weights (eps above, tau = 2^-959, Phi >= 2^-300 after the
 renormalisation). Otherwise the experts are grouped by their excess e_i = c_i - min_j c_j and
 the net advice n_e of each group is formed in integers: if every n_e is 0 the vote is

@@ -15,6 +15,7 @@ from onlinelib import (
     WeightedMajority,
     all_concepts,
     concept_experts,
+    float_vote,
     iid_experts,
     monotone_disjunctions,
     randomized_halving_expected_mistakes,
@@ -1078,11 +1079,11 @@ def test_vote_error_bound_formula_and_domain():
     import onlinelib.experts as ex
 
     # N = 1, eps = 0, tau = 0: no rounding at all (one term, exact weight)
-    assert ex.vote_error_bound(1, 0.0, 0.0, 1.0) == 0.0
+    assert float_vote.vote_error_bound(1, 0.0, 0.0, 1.0) == 0.0
     n, eps, tau, phi = 10, 1e-15, 2.0**-960, 2.0**-300
     gamma = (n - 1) * U / (1 - (n - 1) * U)
     want = (gamma + eps / (1 - eps)) / (1 - gamma) + (1 + eps) * n * tau / phi
-    assert want <= ex.vote_error_bound(n, eps, tau, phi) <= want * (1 + 20 * U)
+    assert want <= float_vote.vote_error_bound(n, eps, tau, phi) <= want * (1 + 20 * U)
     for args, error in [
         ((0, 0.0, 0.0, 1.0), ValueError),
         ((2, 0.5, 0.0, 1.0), ValueError),
@@ -1093,7 +1094,7 @@ def test_vote_error_bound_formula_and_domain():
         ((2.5, 0.0, 0.0, 1.0), TypeError),
     ]:
         with pytest.raises(error):
-            ex.vote_error_bound(*args)
+            float_vote.vote_error_bound(*args)
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 100, 10**4, 10**6, 10**9])
@@ -1103,9 +1104,9 @@ def test_the_band_exceeds_the_lemmas_margin(n):
 
     k = 2**50
     rho = 6.02 * k * U**2
-    tau = 2 * ex.ZEROED_BELOW  # a computed weight below 2^-960 is zeroed: its exact value is below 2^-959
-    engine = ex.vote_error_bound(n, U * (1 + rho) / (1 - U) + rho, tau, 2.0**-300)
-    learner = ex.vote_error_bound(n, U + k * 2.0**-118, tau, 1.0)
+    tau = 2 * float_vote.ZEROED_BELOW  # a computed weight below 2^-960 is zeroed: its exact value is below 2^-959
+    engine = float_vote.vote_error_bound(n, U * (1 + rho) / (1 - U) + rho, tau, 2.0**-300)
+    learner = float_vote.vote_error_bound(n, U + k * 2.0**-118, tau, 1.0)
     assert max(engine, learner) < ex._tie_tolerance(n)
 
 
@@ -1149,7 +1150,7 @@ def test_subnormal_exp_weights_break_the_old_argument_and_the_library_is_exact()
     assert abs(Fraction(exp_weights[2]) - beta**k) > Fraction(1, 100) * beta**k
     import onlinelib.experts as ex
 
-    assert ex.vote_error_bound(4, 0.01, 0.0, 1.0) > ex._tie_tolerance(4)
+    assert float_vote.vote_error_bound(4, 0.01, 0.0, 1.0) > ex._tie_tolerance(4)
     assert (1 if float(np.dot(exp_weights, P[-1])) >= 0 else -1) == 1  # the plain float vote errs
     assert weighted_majority_run(P, y, 0.1).predictions[-1] == -1
     assert WeightedMajority(4, 0.1).play(P, y)[-1] == -1

@@ -236,7 +236,7 @@ def double_double_powers(eta: float, n: int) -> tuple[float, float, np.ndarray, 
     (b) of the lemma bounds.
     """
     from .._kernels_experts import power_table  # numba: compiled on first use only
-    from ..experts import _rate_pair
+    from ..float_vote import _rate_pair
 
     eta = check_eta(eta)
     n = check_int(n, "n", 1)
@@ -252,7 +252,7 @@ def vote_tie_band(n_experts: int) -> float:
     ``WeightedMajority`` and the compiled engine; Lemma "the float vote" shows the float sign is
     right outside it (``ol.vote_error_bound`` is below it for N up to 10^9).
     """
-    from ..experts import _tie_tolerance
+    from ..float_vote import _tie_tolerance
 
     return _tie_tolerance(check_int(n_experts, "n_experts", 1))
 
@@ -273,7 +273,7 @@ def exact_wma_replay(P: Any, y: Any, eta: float, band: float = 1e-6) -> dict[str
     ``exact_rounds`` (rounds re-decided in Fractions), ``ties`` (rounds with S = 0) and
     ``margin`` (the lemma's bound on abs(S_float - S) / Phi_float used).
     """
-    from ..experts import UNIT_ROUNDOFF, vote_error_bound
+    from ..float_vote import UNIT_ROUNDOFF, vote_error_bound
 
     P, y = check_expert_stream(P, y)
     eta = check_eta(eta, high=0.5, why="the replay's float chain needs 1 - eta >= 1/2 (no subnormal product)")
