@@ -382,3 +382,11 @@ def test_the_hours_quoted_in_the_prose_are_the_tables():
         same_chapter = [a for a, fact in assignments().items() if fact["chapter"] == label]
         assert sorted(same_chapter) == sorted([first, second]), f"chapter {chapter}: all its assignments"
         assert int(hours) == assignments()[first]["hours"] + assignments()[second]["hours"], f"chapter {chapter}"
+
+
+def test_the_graduate_sections_are_headings_of_their_chapters():
+    """Issue 38: the paragraph on a graduate course names the chapters' new theory sections exactly."""
+    paragraph = page().split("**A graduate course.**", 1)[1].split("\n\n", 1)[0]
+    headings = set().union(*(c["headings"] for c in chapters().values()))
+    italic = re.findall(r"\*([^*]+)\*", paragraph.replace("\n", " "))
+    assert len(italic) >= 7 and not set(italic) - headings, set(italic) - headings
