@@ -1076,8 +1076,6 @@ U = 2.0**-53
 
 
 def test_vote_error_bound_formula_and_domain():
-    import onlinelib.experts as ex
-
     # N = 1, eps = 0, tau = 0: no rounding at all (one term, exact weight)
     assert float_vote.vote_error_bound(1, 0.0, 0.0, 1.0) == 0.0
     n, eps, tau, phi = 10, 1e-15, 2.0**-960, 2.0**-300

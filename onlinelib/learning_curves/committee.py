@@ -66,13 +66,13 @@ def erf_i3(C: Any) -> np.ndarray:
     """
     C = _check_cov(C)
     d = 1.0 + np.diagonal(C, axis1=-2, axis2=-1)
-    daa = d[..., :, None, None]
+    d_aa = d[..., :, None, None]
     dcc = d[..., None, None, :]
     cab = C[..., :, :, None]
     cac = C[..., :, None, :]
     cbc = C[..., None, :, :]
-    lam3 = daa * dcc - cac**2
-    return 2 / np.pi * (cbc * daa - cab * cac) / (daa * np.sqrt(lam3))
+    lam3 = d_aa * dcc - cac**2
+    return 2 / np.pi * (cbc * d_aa - cab * cac) / (d_aa * np.sqrt(lam3))
 
 
 def erf_i4(C: Any) -> np.ndarray:
@@ -90,12 +90,12 @@ def erf_i4(C: Any) -> np.ndarray:
     def cv(i: np.ndarray, j: np.ndarray) -> np.ndarray:
         return C[s + (i, j)]
 
-    daa, dbb, dcc, ddd = one[s + (a,)], one[s + (b,)], one[s + (c,)], one[s + (d,)]
+    d_aa, dbb, dcc, ddd = one[s + (a,)], one[s + (b,)], one[s + (c,)], one[s + (d,)]
     cab, cac, cad, cbc, cbd, ccd = cv(a, b), cv(a, c), cv(a, d), cv(b, c), cv(b, d), cv(c, d)
-    lam4 = daa * dbb - cab**2
-    lam0 = lam4 * ccd - cbc * cbd * daa - cac * cad * dbb + cab * cac * cbd + cab * cad * cbc
-    lam1 = lam4 * dcc - cbc**2 * daa - cac**2 * dbb + 2 * cab * cac * cbc
-    lam2 = lam4 * ddd - cbd**2 * daa - cad**2 * dbb + 2 * cab * cad * cbd
+    lam4 = d_aa * dbb - cab**2
+    lam0 = lam4 * ccd - cbc * cbd * d_aa - cac * cad * dbb + cab * cac * cbd + cab * cad * cbc
+    lam1 = lam4 * dcc - cbc**2 * d_aa - cac**2 * dbb + 2 * cab * cac * cbc
+    lam2 = lam4 * ddd - cbd**2 * d_aa - cad**2 * dbb + 2 * cab * cad * cbd
     return 4 / np.pi**2 / np.sqrt(lam4) * np.arcsin(np.clip(lam0 / np.sqrt(lam1 * lam2), -1.0, 1.0))
 
 
