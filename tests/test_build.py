@@ -201,3 +201,12 @@ def test_the_status_table_says_passed_in_words():
     assert "✅" not in table and "❌" not in table
     rows = table.count("<tr") - 1  # less the header row
     assert rows >= 15 and len(re.findall(r"<p>passed</p>", table)) == rows, (rows, table[:2000])
+
+
+@pytest.mark.parametrize("page", ALL_PAGES)
+def test_no_numpy_scalar_repr_reaches_a_page(page):
+    """Issue 38: a numpy scalar glued as is shows as ``np.float64(0.88)`` under ``{glue}`` (and fails a
+    formatted ``{glue:text}``): a chapter glues ``float(x)`` or ``int(x)``."""
+    text = (HTML / page).read_text(encoding="utf-8")
+    found = re.findall(r"np\.(?:float|int|uint|bool)\w*\([^)]{0,40}\)", text)
+    assert not found, found[:5]
