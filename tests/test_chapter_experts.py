@@ -310,3 +310,46 @@ def test_random_stream_regret_against_exact_fractions(T, N):
         exact_min += Fraction(tail, total) ** N
     exact = Fraction(T, 2) - exact_min
     assert abs(Fraction(random_stream_regret(T, N)) - exact) <= Fraction(1, 10**12) * exact
+
+
+# --- issue 38: R*(T, N) in decimal arithmetic (prop-ex5-lower-nonasymptotic) -------------------------
+from decimal import Decimal  # noqa: E402
+
+from onlinelib.chapters.experts import random_stream_regret_decimal  # noqa: E402
+
+
+@pytest.mark.parametrize("T, N", [(1, 2), (7, 5), (200, 3), (60, 1000)])
+def test_random_stream_regret_decimal_against_exact_fractions(T, N):
+    total = 2**T
+    tail, exact_min = total, Fraction(0)
+    for k in range(T):
+        tail -= math.comb(T, k)
+        exact_min += Fraction(tail, total) ** N
+    exact = Fraction(T, 2) - exact_min
+    assert abs(Fraction(random_stream_regret_decimal(T, N)) - exact) <= Fraction(1, 10**40)
+    assert abs(Fraction(random_stream_regret(T, N)) - exact) <= Fraction(1, 10**12) * exact
+
+
+def test_random_stream_regret_decimal_large_n_and_bound():
+    # N = 10^9: the float version keeps ~1e-13 relative accuracy (log1p below the median)
+    for T in (311, 2000):
+        exact = random_stream_regret_decimal(T, 10**9)
+        assert abs(Decimal(random_stream_regret(T, 10**9)) - exact) <= Decimal("1e-12") * exact
+        assert exact >= Decimal(T * math.log(1e9)).sqrt() / 16  # prop-ex5-lower-nonasymptotic, T >= 15 ln N
+    assert abs(random_stream_regret_decimal(1, 10**30) - Decimal("0.5")) < Decimal("1e-50")  # 1/2 - 2^-N
+    assert random_stream_regret_decimal(5, 1) == 0  # one expert: max X_1 has mean 0
+
+
+@pytest.mark.parametrize(
+    "args, err",
+    [
+        ((0, 2), ValueError),
+        ((5, 10**201 + 1), ValueError),
+        ((5, 0), ValueError),
+        ((5, 2, 10), ValueError),
+        ((5, 2.5), TypeError),
+    ],
+)
+def test_random_stream_regret_decimal_rejects_bad_input(args, err):
+    with pytest.raises(err):
+        random_stream_regret_decimal(*args)
