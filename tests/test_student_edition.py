@@ -41,6 +41,7 @@ import yaml
 
 from booktools import binder_chapters, student_repo
 from booktools import student_edition as se
+from booktools.solution_fences import fences
 from booktools.toc import toc_entries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -565,7 +566,7 @@ def test_every_exercise_is_in_the_student_edition():
         if se.is_lecturer_path(rel) or se._no_suffix(str(rel)) not in in_toc:
             continue
         labels, count = [], 0
-        for f in se.fences(path.read_text(encoding="utf-8")):
+        for f in fences(path.read_text(encoding="utf-8")):
             if f.name in ("exercise", "exercise-start"):
                 count += 1
                 if f.options.get("label"):
