@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .rkhs import solve_exact
 from .streams import check_sign_vector, positive_halfcube
 from .validation import check_int, check_rng
 
@@ -324,26 +325,11 @@ def ehrenfest_return_times(n: int) -> list[Fraction]:
     times = []
     for k in range(n + 1):
         others = [j for j in range(n + 1) if j != k]
-        A = [[Fraction(int(i == j)) - P[j][i] for i in others] + [Fraction(1)] for j in others]
-        h = dict(zip(others, _solve(A), strict=True))
+        A = [[Fraction(int(i == j)) - P[j][i] for i in others] for j in others]
+        h = dict(zip(others, solve_exact(A, [1] * len(others)), strict=True))
         h[k] = Fraction(0)
         times.append(1 + sum(P[k][i] * h[i] for i in range(n + 1)))
     return times
-
-
-def _solve(A: list[list[Fraction]]) -> list[Fraction]:
-    """Solve the augmented system ``A = [M | b]`` exactly (Gauss-Jordan with the first nonzero pivot)."""
-    m = len(A)
-    for col in range(m):
-        pivot = next(r for r in range(col, m) if A[r][col] != 0)
-        A[col], A[pivot] = A[pivot], A[col]
-        inv = 1 / A[col][col]
-        A[col] = [v * inv for v in A[col]]
-        for r in range(m):
-            if r != col and A[r][col] != 0:
-                f = A[r][col]
-                A[r] = [v - f * w for v, w in zip(A[r], A[col], strict=True)]
-    return [row[m] for row in A]
 
 
 def kac_return_time(n: int, k: int) -> Fraction:
